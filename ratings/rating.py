@@ -1,0 +1,393 @@
+"""Rating models for multi-player Hearts tables, behind one small interface.
+
+Pure Python, no Django: the ratings app (models, services, tasks, ``rebuild_ratings``)
+calls this module and stores what it returns.
+
+A table is 2-5 players (Hearts is played by 3-5; 2 is allowed so that the pairwise
+building block can be tested on its own). The finishing order is by total, lowest first;
+equal totals tie. Every model here scores a table as all its pairs: for each pair the
+lower total wins (1), the higher loses (0), equal totals tie (0.5).
+
+>>> model = make_model(DEFAULT_MODEL)
+>>> a, b, c, d = (model.initial(),) * 4
+>>> new = model.rate([a, b, c, d], totals=[40, 55, 55, 101])
+>>> new[0].mu > new[1].mu == new[2].mu > new[3].mu
+True
+>>> Skill.from_dict(new[0].to_dict()) == new[0]
+True
+
+**A tie is exactly half a win** (the rule page: "in ranked games a tie counts halfway
+between a win and a loss for the rating"): a player's new mean after tying someone is
+the mean of their new means after beating and after losing to that same player, all
+else equal. This holds for :class:`BradleyTerryFull` and :class:`PairwiseElo` because
+their mean update is linear in the pairwise scores and nothing else (sigma, the
+expected results, K) depends on who won. It does *not* hold for OpenSkill's
+Plackett-Luce or Thurstone-Mosteller models (the tests show both); those are wrapped
+only so the bench can compare them.
+
+Determinism: every Skill a model returns has mu and sigma rounded to ``DIGITS``
+decimal places, so replaying the same games in the same order reproduces stored values
+exactly, including through a database column with that many decimals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+DIGITS = 10
+"""Decimal places kept in every rating a model returns (see module docstring)."""
+
+MIN_TABLE, MAX_TABLE = 2, 5
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A player's rating: mean ``mu`` and uncertainty ``sigma`` (one standard deviation)."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        """Mean minus three sigma: what leaderboards rank by."""
+        return self.mu - 3.0 * self.sigma
+
+    def to_dict(self) -> dict[str, float]:
+        return {"mu": self.mu, "sigma": self.sigma}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Skill:
+        return cls(mu=float(data["mu"]), sigma=float(data["sigma"]))
+
+
+def _skill(mu: float, sigma: float) -> Skill:
+    return Skill(round(mu, DIGITS), round(sigma, DIGITS))
+
+
+class RatingModel(Protocol):
+    """What the ratings app needs from a rating model."""
+
+    name: str
+
+    @property
+    def params(self) -> dict[str, float]:
+        """The parameters that, with ``name``, rebuild this model via ``make_model``."""
+        ...
+
+    def initial(self) -> Skill:
+        """The rating of a player who has never played."""
+        ...
+
+    def rate(self, table: Sequence[Skill], totals: Sequence[int]) -> list[Skill]:
+        """New ratings for one finished game; ``totals[i]`` is ``table[i]``'s final total."""
+        ...
+
+    def win_probability(self, a: Skill, b: Skill) -> float:
+        """Expected pairwise score of ``a`` against ``b`` at a table (tie = half)."""
+        ...
+
+    def decay(self, skill: Skill, days_inactive: float) -> Skill:
+        """Widen sigma for inactivity, never past the initial sigma; mu is kept."""
+        ...
+
+
+def finishing_ranks(totals: Sequence[int]) -> list[int]:
+    """Rank of each seat, 0 = best: how many players have a strictly lower total.
+
+    >>> finishing_ranks([55, 40, 55, 101])
+    [1, 0, 1, 3]
+    """
+    return [sum(1 for other in totals if other < total) for total in totals]
+
+
+def pair_score(total: float, other: float) -> float:
+    """1 if ``total`` beat ``other`` (lower is better in Hearts), 0.5 if tied, else 0."""
+    if total < other:
+        return 1.0
+    if total == other:
+        return 0.5
+    return 0.0
+
+
+def _check(table: Sequence[Skill], totals: Sequence[int]) -> None:
+    if len(table) != len(totals):
+        raise ValueError(f"{len(table)} players but {len(totals)} totals")
+    if not MIN_TABLE <= len(table) <= MAX_TABLE:
+        raise ValueError(f"a table has {MIN_TABLE}-{MAX_TABLE} players, not {len(table)}")
+
+
+def _widen(skill: Skill, variance_per_day: float, cap: float, days: float) -> Skill:
+    if days <= 0:
+        return skill
+    sigma = min(cap, math.sqrt(skill.sigma * skill.sigma + variance_per_day * days))
+    return _skill(skill.mu, max(sigma, skill.sigma))
+
+
+class BradleyTerryFull:
+    """Weng-Lin Bradley-Terry model with full pairing (Weng & Lin 2011, Algorithm 1).
+
+    A faithful re-implementation of ``openskill.models.BradleyTerryFull`` for tables of
+    single players (tests check it against openskill to 1e-9 on random tables, ties
+    included). Written out here rather than only wrapped because (a) the tie rule is
+    the one property the league's rules depend on, and here it is visible in five
+    lines: the mean moves by ``sum(sigma_i^2 / c_iq * (s_iq - p_iq))`` with ``s`` in
+    {1, 0.5, 0}, so a tie is the mean of a win and a loss, while openskill 6.2 carries
+    a tie-averaging step after the update that is a no-op only because it reads
+    already-mutated objects (if a later release "fixes" that, ties would move tied
+    players by their common average and the property would break); (b) it is
+    several times faster than the library through a wrapper.
+
+    Defaults: mu 25, sigma 25/3 (OpenSkill's scale); ``beta`` and ``tau`` tuned to
+    Hearts' luck by ``python -m ratings.bench --tune`` (see ``TUNED`` below).
+    """
+
+    name = "bt-full"
+
+    def __init__(
+        self,
+        mu: float = 25.0,
+        sigma: float = 25.0 / 3.0,
+        beta: float = 25.0 / 6.0,
+        tau: float = 25.0 / 300.0,
+        kappa: float = 0.0001,
+        sigma_per_day: float = 0.1,
+    ) -> None:
+        self.mu, self.sigma, self.beta, self.tau = float(mu), float(sigma), float(beta), float(tau)
+        self.kappa, self.sigma_per_day = float(kappa), float(sigma_per_day)
+
+    @property
+    def params(self) -> dict[str, float]:
+        return {
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "beta": self.beta,
+            "tau": self.tau,
+            "kappa": self.kappa,
+            "sigma_per_day": self.sigma_per_day,
+        }
+
+    def initial(self) -> Skill:
+        return _skill(self.mu, self.sigma)
+
+    def rate(self, table: Sequence[Skill], totals: Sequence[int]) -> list[Skill]:
+        _check(table, totals)
+        n = len(table)
+        two_beta_sq = 2.0 * self.beta * self.beta
+        tau_sq = self.tau * self.tau
+        # openskill first widens sigma by tau, then squares it again: do the same so
+        # the two agree to the last bits.
+        sigmas = [math.sqrt(s.sigma * s.sigma + tau_sq) for s in table]
+        variances = [s * s for s in sigmas]
+        mus = [s.mu for s in table]
+        out = []
+        for i in range(n):
+            var_i, mu_i = variances[i], mus[i]
+            omega = delta = 0.0
+            for q in range(n):
+                if q == i:
+                    continue
+                c = math.sqrt(var_i + variances[q] + two_beta_sq)
+                p = 1.0 / (1.0 + math.exp((mus[q] - mu_i) / c))
+                ratio = var_i / c
+                omega += ratio * (pair_score(totals[i], totals[q]) - p)
+                delta += (math.sqrt(var_i) / c) * ratio / c * p * (1.0 - p)
+            sigma = sigmas[i] * math.sqrt(max(1.0 - delta, self.kappa))
+            out.append(_skill(mu_i + omega, sigma))
+        return out
+
+    def win_probability(self, a: Skill, b: Skill) -> float:
+        c = math.sqrt(a.sigma * a.sigma + b.sigma * b.sigma + 2.0 * self.beta * self.beta)
+        return 1.0 / (1.0 + math.exp((b.mu - a.mu) / c))
+
+    def decay(self, skill: Skill, days_inactive: float) -> Skill:
+        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
+
+
+class PairwiseElo:
+    """Multiplayer Elo: every pair at the table is one 1 / 0.5 / 0 result.
+
+    ``new_mu = mu + K_i / (n - 1) * sum_q (s_iq - E_iq)``; dividing by ``n - 1`` makes a
+    whole table worth one game's K whatever its size. ``E`` is the logistic Elo
+    expectation with ``scale`` (400 as in chess).
+
+    Sigma is bookkeeping for provisional status, Glicko-style: each game adds the
+    Fisher information of its pairwise results, ``1/sigma'^2 = 1/sigma^2 +
+    (ln 10/scale)^2 * sum_q E(1-E) / (n - 1) * info_weight``, floored at ``sigma_min``.
+    K shrinks with sigma, from ``k_new`` for a brand-new player to ``k`` once sigma
+    reaches ``sigma_min``, so newcomers find their level quickly. Nothing in K or sigma
+    depends on the result, so a tie is exactly half a win.
+    """
+
+    name = "elo"
+
+    def __init__(
+        self,
+        mu: float = 1500.0,
+        sigma: float = 350.0,
+        scale: float = 400.0,
+        k: float = 16.0,
+        k_new: float = 48.0,
+        sigma_min: float = 50.0,
+        info_weight: float = 1.0,
+        sigma_per_day: float = 5.0,
+    ) -> None:
+        self.mu, self.sigma, self.scale = float(mu), float(sigma), float(scale)
+        self.k, self.k_new, self.sigma_min = float(k), float(k_new), float(sigma_min)
+        self.info_weight, self.sigma_per_day = float(info_weight), float(sigma_per_day)
+
+    @property
+    def params(self) -> dict[str, float]:
+        return {
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "scale": self.scale,
+            "k": self.k,
+            "k_new": self.k_new,
+            "sigma_min": self.sigma_min,
+            "info_weight": self.info_weight,
+            "sigma_per_day": self.sigma_per_day,
+        }
+
+    def initial(self) -> Skill:
+        return _skill(self.mu, self.sigma)
+
+    def _k(self, sigma: float) -> float:
+        span = self.sigma - self.sigma_min
+        if span <= 0:
+            return self.k
+        share = min(1.0, max(0.0, (sigma - self.sigma_min) / span))
+        return self.k + (self.k_new - self.k) * share
+
+    def rate(self, table: Sequence[Skill], totals: Sequence[int]) -> list[Skill]:
+        _check(table, totals)
+        n = len(table)
+        q_sq = (math.log(10.0) / self.scale) ** 2 * self.info_weight
+        out = []
+        for i, me in enumerate(table):
+            surprise = info = 0.0
+            for j, other in enumerate(table):
+                if j == i:
+                    continue
+                e = 1.0 / (1.0 + 10.0 ** ((other.mu - me.mu) / self.scale))
+                surprise += pair_score(totals[i], totals[j]) - e
+                info += e * (1.0 - e)
+            mu = me.mu + self._k(me.sigma) * surprise / (n - 1)
+            precision = 1.0 / (me.sigma * me.sigma) + q_sq * info / (n - 1)
+            sigma = max(self.sigma_min, min(me.sigma, 1.0 / math.sqrt(precision)))
+            out.append(_skill(mu, sigma))
+        return out
+
+    def win_probability(self, a: Skill, b: Skill) -> float:
+        return 1.0 / (1.0 + 10.0 ** ((b.mu - a.mu) / self.scale))
+
+    def decay(self, skill: Skill, days_inactive: float) -> Skill:
+        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
+
+
+class OpenSkillModel:
+    """A model from the openskill library, wrapped: the reference and bench candidates.
+
+    ``kind`` is the openskill class name. Only ``BradleyTerryFull`` has the tie property
+    (and in openskill 6.2 only by way of the no-op noted in :class:`BradleyTerryFull`);
+    PlackettLuce and ThurstoneMostellerFull are here for the comparison.
+    """
+
+    KINDS = ("BradleyTerryFull", "PlackettLuce", "ThurstoneMostellerFull")
+
+    def __init__(
+        self,
+        kind: str = "BradleyTerryFull",
+        mu: float = 25.0,
+        sigma: float = 25.0 / 3.0,
+        beta: float = 25.0 / 6.0,
+        tau: float = 25.0 / 300.0,
+        kappa: float = 0.0001,
+        sigma_per_day: float = 0.1,
+    ) -> None:
+        from openskill import models
+
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown openskill model {kind!r}; one of {self.KINDS}")
+        self.kind = kind
+        self.name = "openskill-" + {"BradleyTerryFull": "bt", "PlackettLuce": "pl"}.get(kind, "tm")
+        self.mu, self.sigma, self.beta, self.tau = float(mu), float(sigma), float(beta), float(tau)
+        self.kappa, self.sigma_per_day = float(kappa), float(sigma_per_day)
+        self._model = getattr(models, kind)(
+            mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau, kappa=self.kappa
+        )
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "beta": self.beta,
+            "tau": self.tau,
+            "kappa": self.kappa,
+            "sigma_per_day": self.sigma_per_day,
+        }
+
+    def initial(self) -> Skill:
+        return _skill(self.mu, self.sigma)
+
+    def rate(self, table: Sequence[Skill], totals: Sequence[int]) -> list[Skill]:
+        _check(table, totals)
+        rating = self._model.rating
+        teams = [[rating(mu=s.mu, sigma=s.sigma)] for s in table]
+        # openskill ranks: lower is better, equal is a tie -- the same as Hearts totals.
+        result = self._model.rate(teams, ranks=[float(t) for t in finishing_ranks(totals)])
+        return [_skill(team[0].mu, team[0].sigma) for team in result]
+
+    def win_probability(self, a: Skill, b: Skill) -> float:
+        rating = self._model.rating
+        return self._model.predict_win(
+            [[rating(mu=a.mu, sigma=a.sigma)], [rating(mu=b.mu, sigma=b.sigma)]]
+        )[0]
+
+    def decay(self, skill: Skill, days_inactive: float) -> Skill:
+        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
+
+
+def _openskill(kind: str) -> Callable[..., OpenSkillModel]:
+    def build(**params: Any) -> OpenSkillModel:
+        params.pop("kind", None)
+        return OpenSkillModel(kind, **params)
+
+    return build
+
+
+MODELS: dict[str, Callable[..., RatingModel]] = {
+    "bt-full": BradleyTerryFull,
+    "elo": PairwiseElo,
+    "openskill-bt": _openskill("BradleyTerryFull"),
+    "openskill-pl": _openskill("PlackettLuce"),
+    "openskill-tm": _openskill("ThurstoneMostellerFull"),
+}
+
+TIE_IS_HALF_A_WIN = frozenset({"bt-full", "elo", "openskill-bt"})
+"""Models whose tie update is the mean of the win and loss updates (tested)."""
+
+DEFAULT_MODEL = "bt-full"
+
+TUNED: dict[str, dict[str, float]] = {
+    "bt-full": {},
+    "elo": {},
+}
+"""Parameters tuned to Hearts' luck by ``python -m ratings.bench --tune`` (filled below)."""
+
+
+def make_model(name: str = DEFAULT_MODEL, **params: Any) -> RatingModel:
+    """Build a model by name; tuned defaults apply unless ``params`` override them.
+
+    >>> make_model("elo", k=20).params["k"]
+    20.0
+    """
+    try:
+        factory = MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown rating model {name!r}; one of {sorted(MODELS)}") from None
+    return factory(**{**TUNED.get(name, {}), **params})

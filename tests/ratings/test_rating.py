@@ -1,0 +1,246 @@
+"""The rating models: ties are half a win, worked numbers, order and ties, decay, determinism."""
+
+import random
+
+import pytest
+
+from ratings.rating import (
+    DEFAULT_MODEL,
+    MODELS,
+    TIE_IS_HALF_A_WIN,
+    BradleyTerryFull,
+    Skill,
+    finishing_ranks,
+    make_model,
+    pair_score,
+)
+
+TOL = 1e-9  # ratings are rounded to 10 decimals; the property itself is exact math
+
+
+def table_for(name: str) -> list[Skill]:
+    """Four players of clearly different ratings and uncertainties, on the model's scale."""
+    model = make_model(name)
+    base, spread = model.initial().mu, model.initial().sigma
+    return [
+        Skill(base + 0.6 * spread, 0.6 * spread),
+        Skill(base - 0.3 * spread, 0.9 * spread),
+        Skill(base, 0.35 * spread),
+        Skill(base - 0.7 * spread, spread),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(TIE_IS_HALF_A_WIN))
+def test_a_tie_between_two_players_is_the_mean_of_win_and_loss(name):
+    model = make_model(name)
+    a, b = table_for(name)[:2]
+    won = model.rate([a, b], [10, 30])
+    lost = model.rate([a, b], [30, 10])
+    tied = model.rate([a, b], [20, 20])
+    for seat in (0, 1):
+        assert tied[seat].mu == pytest.approx((won[seat].mu + lost[seat].mu) / 2, abs=TOL)
+        # the uncertainty shrinks the same whoever won
+        assert tied[seat].sigma == pytest.approx(won[seat].sigma, abs=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(TIE_IS_HALF_A_WIN))
+@pytest.mark.parametrize(
+    ("won", "lost", "tied"),
+    [
+        ([12, 40, 55, 90], [40, 12, 55, 90], [26, 26, 55, 90]),  # A and B share first
+        ([70, 80, 12, 20], [80, 70, 12, 20], [75, 75, 12, 20]),  # share third, in the middle
+        ([50, 51, 60, 3], [51, 50, 60, 3], [50, 50, 60, 3]),  # share second
+    ],
+)
+def test_inside_a_four_player_table_a_tie_is_half_a_win(name, won, lost, tied):
+    model, table = make_model(name), table_for(name)
+    after_win, after_loss, after_tie = (model.rate(table, t) for t in (won, lost, tied))
+    for seat in range(4):
+        mean = (after_win[seat].mu + after_loss[seat].mu) / 2
+        assert after_tie[seat].mu == pytest.approx(mean, abs=TOL)
+
+
+@pytest.mark.parametrize("name", sorted(set(MODELS) - TIE_IS_HALF_A_WIN))
+def test_the_other_openskill_models_do_not_treat_a_tie_as_half_a_win(name):
+    """Why they are only bench candidates: recorded so a library change is noticed."""
+    model, table = make_model(name), table_for(name)
+    after_win = model.rate(table, [12, 40, 55, 90])
+    after_loss = model.rate(table, [40, 12, 55, 90])
+    after_tie = model.rate(table, [26, 26, 55, 90])
+    mean = (after_win[0].mu + after_loss[0].mu) / 2
+    assert abs(after_tie[0].mu - mean) > 0.01
+
+
+def test_the_default_model_treats_a_tie_as_half_a_win():
+    assert DEFAULT_MODEL in TIE_IS_HALF_A_WIN
+
+
+def test_worked_example_bradley_terry_two_new_players():
+    """By hand, beta = 25/6, tau = 0 (so no widening), two players at 25 +- 25/3.
+
+    var = (25/3)^2 = 69.444..., c = sqrt(2 var + 2 beta^2) = sqrt(173.6111) = 13.176156...
+    p = 1/2 (equal means), so the winner gains var / c * (1 - 1/2) = 2.635231...
+    delta = (sigma / c) * (var / c) / c * p (1 - p) = 0.632456 * 0.4 / 4 = 0.0632456,
+    so sigma' = 25/3 * sqrt(1 - delta) = 8.0655063...
+    """
+    model = BradleyTerryFull(beta=25 / 6, tau=0.0)
+    winner, loser = model.rate([model.initial(), model.initial()], [20, 80])
+    assert winner.mu == pytest.approx(25 + 2.6352313834736494, abs=TOL)
+    assert loser.mu == pytest.approx(25 - 2.6352313834736494, abs=TOL)
+    assert winner.sigma == loser.sigma == pytest.approx(8.065506316323548, abs=TOL)
+
+
+def test_worked_example_default_model_four_player_table_pinned():
+    """The default (tuned) model on a table with a tie; numbers pinned from openskill."""
+    model = make_model(DEFAULT_MODEL)
+    new = [model.initial()] * 4
+    after = model.rate(new, [40, 55, 55, 101])
+    reference = make_model("openskill-bt", **model.params).rate(new, [40, 55, 55, 101])
+    assert after == reference
+    # everyone starts equal, so the two who tie for second move by the same amount,
+    # the winner gains exactly what the last loses, and the tied pair's gain and loss cancel.
+    assert after[1] == after[2]
+    assert after[0].mu - 25 == pytest.approx(25 - after[3].mu, abs=TOL)
+    assert after[1].mu == pytest.approx(25.0, abs=TOL)
+    assert after[0].mu > 25 > after[3].mu
+
+
+def test_worked_example_elo_four_new_players():
+    """Four new players (K = k_new), one pair tied: the winner beat 3 at E = 1/2."""
+    model = make_model("elo")
+    k_new = model.params["k_new"]
+    after = model.rate([model.initial()] * 4, [40, 55, 55, 101])
+    assert after[0].mu == pytest.approx(1500 + k_new * 1.5 / 3, abs=TOL)
+    assert after[1].mu == pytest.approx(1500.0, abs=TOL)
+    assert after[3].mu == pytest.approx(1500 - k_new * 1.5 / 3, abs=TOL)
+
+
+@pytest.mark.parametrize(
+    ("totals", "ranks"),
+    [
+        ([30, 60, 45], [0, 2, 1]),
+        ([30, 30, 45], [0, 0, 2]),
+        ([55, 40, 55, 101], [1, 0, 1, 3]),
+        ([10, 10, 10, 10], [0, 0, 0, 0]),
+        ([9, 80, 33, 80, 2], [1, 3, 2, 3, 0]),
+    ],
+)
+def test_finishing_order_is_lowest_total_first_and_equal_totals_tie(totals, ranks):
+    assert finishing_ranks(totals) == ranks
+
+
+def test_pair_score():
+    assert (pair_score(10, 20), pair_score(20, 20), pair_score(30, 20)) == (1.0, 0.5, 0.0)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_equal_players_move_in_finishing_order(name, size):
+    model = make_model(name)
+    totals = [17 * seat for seat in range(size)]  # seat 0 wins, ..., last seat last
+    after = model.rate([model.initial()] * size, totals)
+    means = [s.mu for s in after]
+    assert means == sorted(means, reverse=True)
+    assert len(set(means)) == size
+    assert all(s.sigma < model.initial().sigma for s in after)
+
+
+@pytest.mark.parametrize("name", sorted(TIE_IS_HALF_A_WIN))
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_a_table_where_everyone_ties_changes_no_equal_players_mean(name, size):
+    model = make_model(name)
+    after = model.rate([model.initial()] * size, [50] * size)
+    assert all(s.mu == pytest.approx(model.initial().mu, abs=TOL) for s in after)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_tables_of_the_wrong_size_or_shape_are_refused(name):
+    model = make_model(name)
+    with pytest.raises(ValueError):
+        model.rate([model.initial()] * 6, [1, 2, 3, 4, 5, 6])
+    with pytest.raises(ValueError):
+        model.rate([model.initial()] * 3, [1, 2])
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_inactivity_widens_sigma_up_to_the_initial_sigma(name):
+    model = make_model(name)
+    played = model.initial()
+    for _ in range(30):
+        played = model.rate([played, model.initial(), model.initial()], [10, 20, 30])[0]
+    assert model.decay(played, 0) == played
+    month, year = model.decay(played, 30), model.decay(played, 365)
+    assert played.sigma < month.sigma < year.sigma <= model.initial().sigma
+    assert model.decay(played, 100_000).sigma == model.initial().sigma
+    assert month.mu == year.mu == played.mu
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_same_games_give_the_same_ratings_bit_for_bit(name):
+    def replay():
+        rng, model = random.Random(8), make_model(name)
+        ratings = {p: model.initial() for p in range(12)}
+        for _ in range(150):
+            seats = rng.sample(range(12), rng.randint(3, 5))
+            totals = [rng.randint(0, 12) for _ in seats]
+            for p, skill in zip(
+                seats, model.rate([ratings[p] for p in seats], totals), strict=True
+            ):
+                ratings[p] = skill
+        return ratings
+
+    first = replay()
+    assert first == replay()
+    # stored values are rounded, so they survive a decimal column and a JSON round trip
+    for skill in first.values():
+        assert Skill.from_dict(skill.to_dict()) == skill
+        assert round(skill.mu, 10) == skill.mu and round(skill.sigma, 10) == skill.sigma
+
+
+@pytest.mark.parametrize("tau", [0.0, 25 / 300, 0.3])
+@pytest.mark.parametrize("beta", [25 / 6, 12.0])
+def test_our_bradley_terry_matches_openskill_on_random_tables(beta, tau):
+    rng = random.Random(f"{beta}-{tau}")
+    ours = make_model("bt-full", beta=beta, tau=tau)
+    theirs = make_model("openskill-bt", beta=beta, tau=tau)
+    ties = 0
+    for _ in range(300):
+        size = rng.randint(2, 5)
+        table = [Skill(rng.uniform(5, 45), rng.uniform(0.3, 9)) for _ in range(size)]
+        totals = [rng.randint(0, 6) for _ in range(size)]  # small range: frequent ties
+        ties += len(set(totals)) < size
+        for mine, ref in zip(ours.rate(table, totals), theirs.rate(table, totals), strict=True):
+            assert mine.mu == pytest.approx(ref.mu, abs=1e-9)
+            assert mine.sigma == pytest.approx(ref.sigma, abs=1e-9)
+    assert ties > 100
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_win_probability_favours_the_higher_rating_and_is_symmetric(name):
+    model = make_model(name)
+    strong, weak = table_for(name)[0], table_for(name)[3]
+    p = model.win_probability(strong, weak)
+    assert 0.5 < p < 1
+    assert p + model.win_probability(weak, strong) == pytest.approx(1.0)
+    assert model.win_probability(strong, strong) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_make_model_round_trips_through_name_and_params(name):
+    model = make_model(name)
+    again = make_model(model.name, **model.params)
+    assert again.params == model.params
+    assert again.name == name
+
+
+def test_make_model_refuses_unknown_names():
+    with pytest.raises(ValueError, match="unknown rating model"):
+        make_model("glicko-7")
+
+
+def test_module_examples():
+    import doctest
+
+    import ratings.rating
+
+    assert doctest.testmod(ratings.rating).failed == 0
