@@ -1,0 +1,32 @@
+"""ASGI entry point: Django (HTTP, REST API, admin) and Channels (WebSockets) on one port.
+
+Serve it with ``daphne hearts_league.asgi:application``.
+"""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hearts_league.settings")
+django_asgi_app = get_asgi_application()  # sets up Django before the consumers are imported
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from tournaments.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)
+
+if settings.CELERY_EMBEDDED_WORKER:
+    from hearts_league.celery import start_embedded_worker
+
+    start_embedded_worker()

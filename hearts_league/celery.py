@@ -1,0 +1,60 @@
+"""The Celery app, configured for reliability (JSON only, late acks, prefetch 1).
+
+With Redis (``REDIS_URL``) tasks go to real workers: ``celery -A hearts_league worker``.
+Without it the broker is kombu's in-memory transport and :func:`start_embedded_worker`
+runs a worker on a thread of the web process, so countdowns (turn timers) still fire on
+time instead of at once, which ``task_always_eager`` would do.
+"""
+
+import os
+import threading
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "hearts_league.settings")
+
+app = Celery("hearts_league")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    task_ignore_result=True,
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    broker_connection_retry_on_startup=True,
+    worker_hijack_root_logger=False,
+    timezone="UTC",
+)
+app.autodiscover_tasks()
+
+
+_embedded_lock = threading.Lock()
+_embedded_worker = None
+
+
+def start_embedded_worker():
+    """Start (once per process) a Celery worker thread for the in-memory broker."""
+    global _embedded_worker
+    from celery.contrib.testing.worker import TestWorkController
+
+    with _embedded_lock:
+        if _embedded_worker is not None:
+            return _embedded_worker
+        worker = TestWorkController(
+            app,
+            pool="threads",
+            concurrency=2,
+            loglevel="WARNING",
+            logfile=None,
+            ready_callback=None,
+            without_heartbeat=True,
+            without_mingle=True,
+            without_gossip=True,
+        )
+        thread = threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True)
+        thread.start()
+        worker.ensure_started()
+        _embedded_worker = worker
+        return worker

@@ -1,0 +1,24 @@
+import pytest
+
+
+@pytest.mark.django_db
+def test_openapi_schema_is_served(client):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["info"]["title"] == "Hearts League API"
+    assert "/api/leagues/" in schema["paths"]
+
+
+@pytest.mark.django_db
+def test_browsable_api_docs_page_is_served(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 200
+    assert b"swagger" in response.content.lower()
+
+
+@pytest.mark.django_db
+def test_errors_carry_a_machine_readable_code(api_client):
+    response = api_client.get("/api/leagues/999999/")
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"

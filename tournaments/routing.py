@@ -1,0 +1,3 @@
+"""WebSocket routes (served by Channels under Daphne)."""
+
+websocket_urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""Writes. Each service owns its transaction; views, consumers and tasks call these."""
