@@ -1,0 +1,695 @@
+"""The validated path: a whole game of Hearts, driven by commands, emitting events.
+
+>>> from engine import Game, Rules
+>>> g = Game.new(Rules(passing="off"), seed=7)
+>>> g.phase, g.hand_number, g.to_act
+('playing', 1, (2,))
+>>> [str(c) for c in g.legal_plays(2)]
+['2C']
+>>> [e.type for e in g.play(2, "2C")]
+['CardPlayed']
+>>> g.play(2, "3C")
+Traceback (most recent call last):
+...
+engine.game.IllegalMove: It is not your turn: seat 3 plays next.
+>>> Game.replay([e.to_dict() for e in g.events]) == g
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .cards import CARDS, FULL_DECK, HEARTS, NAMES, SUIT_NAMES, Card, cards_of
+from .core import (
+    FIRST_TRICK_BANNED,
+    FIRST_TRICK_SAFE,
+    QS_BIT,
+    PlayState,
+    mask_points,
+    moon_shooter,
+    score_hand,
+)
+from .events import (
+    CardPlayed,
+    CardsPassed,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    HandScored,
+    MoonChoiceRequested,
+    MoonChosen,
+    PassCompleted,
+    TrickTaken,
+    event_from_dict,
+)
+from .redact import can_see_kitty
+from .rules import MOON_CHOICES, Rules
+
+PASSING = "passing"
+PLAYING = "playing"
+MOON_CHOICE = "moon_choice"
+GAME_OVER = "game_over"
+
+PASS_OFFSETS = {"left": 1, "right": -1, "across": 2, "none": 0}
+
+
+class IllegalMove(ValueError):
+    """A command the rules refuse.  ``code`` is stable; the message is for the player."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class ReplayError(ValueError):
+    """An event log that this engine would not have produced."""
+
+
+def _seat_name(seat: int) -> str:
+    return f"seat {seat + 1}"
+
+
+class Game:
+    """A game of Hearts.  Build one with ``Game.new`` or ``Game.replay``.
+
+    Commands (``pass_cards``, ``play``, ``choose_moon``) validate, raise
+    ``IllegalMove`` without changing anything, or apply and return the new events
+    (also appended to ``game.events``).
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: Sequence[str] | None = None,
+        seed: int | str | None = None,
+        deals: list[tuple[list[int], int]] | None = None,
+        _replaying: bool = False,
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise TypeError("rules must be a Rules")
+        n = rules.players
+        if players is None:
+            players = tuple(f"Seat {i + 1}" for i in range(n))
+        players = tuple(players)
+        if len(players) != n or not all(isinstance(p, str) for p in players):
+            raise ValueError(f"players must be {n} names")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)):
+            raise ValueError("seed must be an int or a str")
+        self.rules = rules
+        self.players = players
+        self.seed = seed
+        self.events: list[Event] = []
+        self.phase = PASSING
+        self.hand_number = 0
+        self.dealer = 0
+        self.pass_direction = "none"
+        self.totals = [0] * n
+        self.hand_scores: list[HandScored] = []
+        self.winner: int | None = None
+        self._n = n
+        self._deck = FULL_DECK & ~rules.removed_mask
+        self._deals = list(deals or ())
+        self._sysrand: random.Random | None = None
+        self._replaying = _replaying
+        self._awaiting_deal = False
+        self._dealt: tuple[tuple[int, ...], int] = ((0,) * n, 0)
+        self._hands = [0] * n  # during passing; during play the PlayState's hands
+        self._kitty = 0
+        self._passes: list[int | None] = [None] * n
+        self._received: tuple[tuple[int, int], ...] | None = None
+        self._state: PlayState | None = None
+        self._tricks: list[tuple[int, tuple[Card, ...], int, int]] = []
+        self._kitty_taken: tuple[Card, ...] | None = None
+        self._shooter: int | None = None
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def new(
+        cls,
+        rules: Rules | None = None,
+        seed: int | str | None = None,
+        deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
+        players: Sequence[str] | None = None,
+    ) -> Game:
+        """Start a game and deal hand 1.
+
+        ``deals``: one entry per hand, in order: N hands (lists of cards or strings),
+        plus the kitty as an extra list when the rules have one.  Later hands are dealt
+        from ``random.Random(f"{seed}:{hand_number}")``, or OS randomness without a seed.
+        """
+        rules = rules if rules is not None else Rules()
+        parsed = [_parse_deal(rules, d) for d in deals or ()]
+        g = cls(rules, players, seed, parsed)
+        g._emit(GameStarted(rules, g.players, seed))
+        g._next_hand()
+        return g
+
+    @classmethod
+    def replay(cls, events: Iterable[Event | dict[str, Any]]) -> Game:
+        """Rebuild a game from its events, re-executing every command with validation.
+
+        Hands come from the HandDealt events (the seed is never needed).  Raises
+        ReplayError if the log is not what this engine would have produced.
+        """
+        evs = [e if isinstance(e, Event) else event_from_dict(e) for e in events]
+        if not evs or type(evs[0]) is not GameStarted:
+            raise ReplayError("an event log starts with GameStarted")
+        first: GameStarted = evs[0]  # type: ignore[assignment]
+        g = cls(first.rules, first.players, first.seed, None, _replaying=True)
+        g.events.append(first)
+        g._next_hand()
+        i, n = 1, len(evs)
+        play, pass_cards = g.play, g.pass_cards
+        while i < n:
+            e = evs[i]
+            t = type(e)
+            try:
+                if t is CardPlayed:
+                    out = play(e.seat, e.card)  # type: ignore[attr-defined]
+                elif t is CardsPassed:
+                    out = pass_cards(e.seat, e.cards)  # type: ignore[attr-defined]
+                elif t is HandDealt and g._awaiting_deal:
+                    out = g._deal_from_event(e)  # type: ignore[arg-type]
+                elif t is MoonChosen:
+                    out = g.choose_moon(e.seat, e.choice)  # type: ignore[attr-defined]
+                else:
+                    raise ReplayError(f"event {i} ({e.type}) was not expected here")
+            except IllegalMove as err:
+                raise ReplayError(f"event {i} ({e.type}) is illegal: {err}") from err
+            k = len(out)
+            if k == 1:
+                if out[0] != e:
+                    raise ReplayError(f"event {i} ({e.type}) differs from the engine's")
+            elif evs[i : i + k] != out:
+                raise ReplayError(f"events from {i} differ from what the engine emits")
+            i += k
+        g._replaying = False
+        if g._awaiting_deal:
+            g._awaiting_deal = False
+            g._deal(*g._make_deal(g.hand_number))
+        return g
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """Seats whose input is awaited now."""
+        ph = self.phase
+        if ph == PLAYING:
+            return (self._state.turn,)  # type: ignore[union-attr]
+        if ph == PASSING:
+            return tuple(s for s, p in enumerate(self._passes) if p is None)
+        if ph == MOON_CHOICE:
+            return (self._shooter,)  # type: ignore[return-value]
+        return ()
+
+    @property
+    def hand_points(self) -> list[int]:
+        """Penalty points taken so far in the current hand, per seat (no moon applied)."""
+        st = self._state
+        if st is None:
+            return [0] * self._n
+        jack, maria = self.rules.jack_of_diamonds, self.rules.black_maria
+        return [mask_points(t, jack, maria) for t in st.taken]
+
+    @property
+    def hearts_broken(self) -> bool:
+        return bool(self._state and self._state.broken)
+
+    @property
+    def state(self) -> PlayState | None:
+        """The PlayState of the hand in play (a live object: copy() before searching)."""
+        return self._state
+
+    def _hand_mask(self, seat: int) -> int:
+        if self._state is not None:
+            return self._state.hands[seat]
+        return self._hands[seat]
+
+    def hand(self, seat: int) -> list[Card]:
+        """The cards ``seat`` holds now, ascending."""
+        seat = self._check_seat(seat)
+        return list(cards_of(self._hand_mask(seat)))
+
+    def legal_plays(self, seat: int) -> list[Card]:
+        """The cards ``seat`` may play now (empty when it is not its turn)."""
+        seat = self._check_seat(seat)
+        st = self._state
+        if self.phase != PLAYING or st.turn != seat:  # type: ignore[union-attr]
+            return []
+        return list(cards_of(st.legal_mask()))  # type: ignore[union-attr]
+
+    def legal_mask(self) -> int:
+        """The legal plays of the seat to act as a mask (0 when not playing)."""
+        return self._state.legal_mask() if self.phase == PLAYING else 0  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ commands
+    def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> list[Event]:
+        """Choose the 3 cards ``seat`` passes this hand."""
+        if self.phase != PASSING:
+            raise IllegalMove("wrong_phase", self._phase_message("pass cards"))
+        seat = self._check_seat(seat)
+        if self._passes[seat] is not None:
+            raise IllegalMove("already_passed", "You have already passed your cards this hand.")
+        if isinstance(cards, str | Card):
+            raise IllegalMove("pass_needs_three_cards", "Choose exactly three cards to pass.")
+        try:
+            parsed = [Card.parse(c) for c in cards]
+        except ValueError as e:
+            raise IllegalMove("invalid_card", f"That is not a card: {e}.") from None
+        except TypeError:
+            raise IllegalMove("pass_needs_three_cards", "Choose exactly three cards to pass.") from None
+        mask = 0
+        for c in parsed:
+            mask |= 1 << c
+        if len(parsed) != 3 or mask.bit_count() != 3:
+            raise IllegalMove("pass_needs_three_cards", "Choose exactly three different cards to pass.")
+        hand = self._hands[seat]
+        if mask & ~hand:
+            missing = cards_of(mask & ~hand)[0]
+            raise IllegalMove("card_not_in_hand", f"You do not hold the {missing.symbol}.")
+        self._passes[seat] = mask
+        out: list[Event] = [CardsPassed(seat, cards_of(mask))]
+        if all(p is not None for p in self._passes):
+            n = self._n
+            off = PASS_OFFSETS[self.pass_direction]
+            hands = self._hands
+            received: list[tuple[int, int]] = [(0, 0)] * n
+            for s in range(n):
+                hands[s] &= ~self._passes[s]  # type: ignore[operator]
+            for s in range(n):
+                t = (s + off) % n
+                hands[t] |= self._passes[s]  # type: ignore[operator]
+                received[t] = (s, self._passes[s])  # type: ignore[assignment]
+            self._received = tuple(received)
+            out.append(
+                PassCompleted(self.pass_direction, tuple((f, cards_of(m)) for f, m in received))
+            )
+            self._begin_play()
+        self.events.extend(out)
+        return out
+
+    def play(self, seat: int, card: Card | str) -> list[Event]:
+        """Play ``card`` for ``seat``."""
+        st = self._state
+        if self.phase != PLAYING:
+            raise IllegalMove("wrong_phase", self._phase_message("play a card"))
+        if seat != st.turn:  # type: ignore[union-attr]
+            seat = self._check_seat(seat)
+            raise IllegalMove(
+                "not_your_turn", f"It is not your turn: {_seat_name(st.turn)} plays next."  # type: ignore[union-attr]
+            )
+        if type(card) is not Card:
+            try:
+                card = Card.parse(card)
+            except ValueError:
+                raise IllegalMove("invalid_card", f"That is not a card: {card!r}.") from None
+        bit = 1 << card
+        legal = st.legal_mask()  # type: ignore[union-attr]
+        if not legal & bit:
+            raise self._illegal(seat, card)
+        leader = st.leader  # type: ignore[union-attr]
+        trick = st.trick  # type: ignore[union-attr]
+        kitty = st.kitty  # type: ignore[union-attr]
+        w = st.push(card)  # type: ignore[union-attr]
+        ev = CardPlayed(seat, card)
+        if w < 0:
+            self.events.append(ev)
+            return [ev]
+        return self._trick_done(ev, leader, trick, kitty, w)
+
+    def choose_moon(self, seat: int, choice: str) -> list[Event]:
+        """The shooter's choice under the "shooter_chooses" moon option."""
+        if self.phase != MOON_CHOICE:
+            raise IllegalMove("wrong_phase", self._phase_message("choose a moon result"))
+        seat = self._check_seat(seat)
+        if seat != self._shooter:
+            raise IllegalMove(
+                "not_your_turn", f"Only the shooter ({_seat_name(self._shooter)}) chooses."  # type: ignore[arg-type]
+            )
+        if choice not in MOON_CHOICES:
+            raise IllegalMove(
+                "invalid_choice", "Choose add_to_others (26 to everyone else) or "
+                "subtract_from_self (26 off your own score)."
+            )
+        ev = MoonChosen(seat, choice)
+        self.events.append(ev)
+        out: list[Event] = [ev]
+        self._score(self._shooter, choice, out)
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _emit(self, ev: Event) -> Event:
+        self.events.append(ev)
+        return ev
+
+    def _check_seat(self, seat: Any) -> int:
+        if type(seat) is not int or not 0 <= seat < self._n:
+            raise IllegalMove("invalid_seat", f"There is no seat {seat!r} at this table.")
+        return seat
+
+    def _phase_message(self, what: str) -> str:
+        return {
+            PASSING: f"You cannot {what} now: players are passing cards.",
+            PLAYING: f"You cannot {what} now: the hand is being played.",
+            MOON_CHOICE: f"You cannot {what} now: the moon shooter is choosing.",
+            GAME_OVER: f"You cannot {what} now: the game is over.",
+        }[self.phase]
+
+    def _illegal(self, seat: int, card: Card) -> IllegalMove:
+        st: PlayState = self._state  # type: ignore[assignment]
+        hand = st.hands[seat]
+        bit = 1 << card
+        if not hand & bit:
+            return IllegalMove("card_not_in_hand", f"You do not hold the {card.symbol}.")
+        if st.led:
+            if hand & st.led and not bit & st.led:
+                suit = SUIT_NAMES[st.trick[0] // 13]
+                return IllegalMove("must_follow_suit", f"You must follow suit: play {suit}.")
+            return IllegalMove(
+                "no_points_on_first_trick",
+                "No hearts or Q♠ on the first trick while you hold another card.",
+            )
+        if st.tricks_done == 0 and st.first_card >= 0:
+            fc = CARDS[st.first_card]
+            return IllegalMove("must_lead_two_of_clubs", f"The {fc.symbol} must lead the first trick.")
+        if st.tricks_done == 0 and st.npft and bit & FIRST_TRICK_BANNED and hand & FIRST_TRICK_SAFE:
+            return IllegalMove(
+                "no_points_on_first_trick",
+                "No hearts or Q♠ on the first trick while you hold another card.",
+            )
+        if bit & HEARTS:
+            return IllegalMove(
+                "hearts_not_broken", "Hearts are not broken yet: lead another suit."
+            )
+        return IllegalMove("illegal_play", f"The {card.symbol} cannot be played now.")  # pragma: no cover
+
+    def _trick_done(self, ev: CardPlayed, leader: int, trick: list[int], kitty: int,
+                    w: int) -> list[Event]:
+        st: PlayState = self._state  # type: ignore[assignment]
+        rules = self.rules
+        tmask = 0
+        for c in trick:
+            tmask |= 1 << c
+        kcards = cards_of(kitty) if kitty else ()
+        if kitty:
+            self._kitty_taken = kcards
+        pts = mask_points(tmask | kitty, rules.jack_of_diamonds, rules.black_maria)
+        cards = tuple([CARDS[c] for c in trick])
+        self._tricks.append((leader, cards, w, pts))
+        tt = TrickTaken(st.tricks_done, leader, w, cards, pts, kcards)
+        out: list[Event] = [ev, tt]
+        self.events.append(ev)
+        self.events.append(tt)
+        if st.tricks_done == st.hand_size:
+            self._end_hand(out)
+        return out
+
+    def _end_hand(self, out: list[Event]) -> None:
+        st: PlayState = self._state  # type: ignore[assignment]
+        shooter = moon_shooter(st.taken, self.rules)
+        if shooter is not None and self.rules.moon == "shooter_chooses":
+            self._shooter = shooter
+            self.phase = MOON_CHOICE
+            ev = MoonChoiceRequested(self.hand_number, shooter)
+            self.events.append(ev)
+            out.append(ev)
+            return
+        self._score(shooter, self.rules.moon if shooter is not None else None, out)
+
+    def _score(self, shooter: int | None, moon: str | None, out: list[Event]) -> None:
+        rules = self.rules
+        st: PlayState = self._state  # type: ignore[assignment]
+        pts = score_hand(st.taken, rules, moon)
+        totals = self.totals
+        resets = []
+        for s in range(self._n):
+            totals[s] += pts[s]
+            if rules.exact_end_score_halves and totals[s] == rules.end_score:
+                totals[s] = rules.end_score // 2
+                resets.append(s)
+        ev = HandScored(self.hand_number, tuple(pts), tuple(totals), shooter, moon, tuple(resets))
+        self.hand_scores.append(ev)
+        self.events.append(ev)
+        out.append(ev)
+        self._shooter = None
+        low = min(totals)
+        if max(totals) >= rules.end_score and totals.count(low) == 1:
+            self.winner = totals.index(low)
+            self.phase = GAME_OVER
+            end = GameEnded(tuple(totals), self.winner)
+            self.events.append(end)
+            out.append(end)
+            return
+        out.extend(self._next_hand())
+
+    def _next_hand(self) -> list[Event]:
+        self.hand_number += 1
+        k = self.hand_number
+        self.dealer = (k - 1) % self._n
+        self.pass_direction = self.rules.pass_direction(k)
+        if self._replaying:
+            self._awaiting_deal = True
+            return []
+        return self._deal(*self._make_deal(k))
+
+    def _make_deal(self, k: int) -> tuple[list[int], int]:
+        if self._deals:
+            return self._deals.pop(0)
+        if self.seed is not None:
+            rng: random.Random = random.Random(f"{self.seed}:{k}")
+        else:
+            if self._sysrand is None:
+                self._sysrand = random.SystemRandom()
+            rng = self._sysrand
+        deck = list(cards_of(self._deck))
+        rng.shuffle(deck)
+        size = self.rules.hand_size
+        hands = []
+        for s in range(self._n):
+            m = 0
+            for c in deck[s * size : (s + 1) * size]:
+                m |= 1 << c
+            hands.append(m)
+        kitty = 0
+        for c in deck[self._n * size :]:
+            kitty |= 1 << c
+        return hands, kitty
+
+    def _deal_from_event(self, e: HandDealt) -> list[Event]:
+        if (e.hand_number, e.dealer, e.pass_direction) != (
+            self.hand_number, self.dealer, self.pass_direction
+        ):
+            raise ReplayError(
+                f"HandDealt for hand {e.hand_number} does not follow the game "
+                f"(expected hand {self.hand_number}, dealer {self.dealer}, "
+                f"pass {self.pass_direction})"
+            )
+        try:
+            hands, kitty = _parse_deal(self.rules, [*e.hands, e.kitty] if self.rules.kitty_size
+                                       else list(e.hands))
+        except ValueError as err:
+            raise ReplayError(f"bad HandDealt: {err}") from None
+        self._awaiting_deal = False
+        return self._deal(hands, kitty)
+
+    def _deal(self, hands: list[int], kitty: int) -> list[Event]:
+        n = self._n
+        self._dealt = (tuple(hands), kitty)
+        self._hands = list(hands)
+        self._kitty = kitty
+        self._passes = [None] * n
+        self._received = None
+        self._state = None
+        self._tricks = []
+        self._kitty_taken = None
+        self._shooter = None
+        ev = HandDealt(
+            self.hand_number,
+            self.dealer,
+            self.pass_direction,
+            tuple(cards_of(h) for h in hands),
+            cards_of(kitty),
+        )
+        self.events.append(ev)
+        if self.pass_direction == "none":
+            self._begin_play()
+        else:
+            self.phase = PASSING
+        return [ev]
+
+    def _begin_play(self) -> None:
+        self._state = PlayState.start(self.rules, self._hands, self._kitty, self.dealer)
+        self.phase = PLAYING
+
+    # ------------------------------------------------------------------ equality
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that makes up the game's state (for comparing games)."""
+        st = self._state
+        return {
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "seed": self.seed,
+            "phase": self.phase,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "pass_direction": self.pass_direction,
+            "totals": list(self.totals),
+            "winner": self.winner,
+            "dealt": [list(self._dealt[0]), self._dealt[1]],
+            "hands": [self._hand_mask(s) for s in range(self._n)],
+            "passes": list(self._passes),
+            "received": self._received,
+            "play": st.state_tuple() if st is not None else None,
+            "tricks": [(ld, [int(c) for c in cs], w, p) for ld, cs, w, p in self._tricks],
+            "shooter": self._shooter,
+            "hand_scores": [e.to_dict() for e in self.hand_scores],
+            "events": len(self.events),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.state_dict() == other.state_dict() and self.events == other.events
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.rules.players}p hand {self.hand_number} {self.phase} "
+            f"totals={self.totals}>"
+        )
+
+    # ------------------------------------------------------------------ view
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may know now (``None``: a spectator), JSON-serialisable.
+
+        Never contains another seat's unplayed card, an unrevealed pass, the kitty
+        before it is taken, or the seed.
+        """
+        if seat is not None:
+            seat = self._check_seat(seat)
+        n = self._n
+        st = self._state
+        rules = self.rules
+        over = self.phase == GAME_OVER
+        d: dict[str, Any] = {
+            "seat": seat,
+            "players": list(self.players),
+            "rules": rules.to_dict(),
+            "phase": self.phase,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "pass_direction": self.pass_direction,
+            "to_act": list(self.to_act),
+            "removed_cards": list(rules.removed_cards or ()),
+            "kitty_size": rules.kitty_size,
+        }
+        d["hand"] = [NAMES[c] for c in cards_of(self._hand_mask(seat))] if seat is not None else None
+        d["legal_plays"] = (
+            [NAMES[c] for c in self.legal_plays(seat)] if seat is not None else []
+        )
+        passed = self._passes[seat] if seat is not None else None
+        d["passed"] = [NAMES[c] for c in cards_of(passed)] if passed is not None else None
+        d["passed_to"] = (
+            (seat + PASS_OFFSETS[self.pass_direction]) % n
+            if seat is not None and self.pass_direction != "none" else None
+        )
+        rec = self._received[seat] if self._received is not None and seat is not None else None
+        d["received"] = [NAMES[c] for c in cards_of(rec[1])] if rec is not None else None
+        d["received_from"] = rec[0] if rec is not None else None
+        d["passed_seats"] = [s for s, p in enumerate(self._passes) if p is not None]
+        if st is not None:
+            d["trick"] = [
+                {"seat": (st.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(st.trick)
+            ]
+            d["leader"] = st.leader
+            d["trick_number"] = min(st.tricks_done + 1, st.hand_size)
+            d["hearts_broken"] = st.broken
+            d["points_taken"] = self.hand_points
+            d["hand_counts"] = [h.bit_count() for h in st.hands]
+        else:
+            d["trick"] = []
+            d["leader"] = None
+            d["trick_number"] = 0
+            d["hearts_broken"] = False
+            d["points_taken"] = [0] * n
+            d["hand_counts"] = [h.bit_count() for h in self._hands]
+        d["tricks"] = [
+            {
+                "leader": ld,
+                "cards": [{"seat": (ld + i) % n, "card": NAMES[c]} for i, c in enumerate(cs)],
+                "winner": w,
+                "points": p,
+            }
+            for ld, cs, w, p in self._tricks
+        ]
+        taken = self._kitty_taken is not None
+        d["kitty"] = (
+            [NAMES[c] for c in self._kitty_taken]  # type: ignore[union-attr]
+            if taken and can_see_kitty(taken, over) else None
+        )
+        d["kitty_taken_by"] = self._tricks[0][2] if taken and self._tricks else None
+        d["totals"] = list(self.totals)
+        d["hand_scores"] = [_score_dict(e) for e in self.hand_scores]
+        d["winner"] = self.winner
+        d["moon"] = (
+            {"shooter": self._shooter, "awaiting_choice": True}
+            if self.phase == MOON_CHOICE else None
+        )
+        return d
+
+
+def _score_dict(e: HandScored) -> dict[str, Any]:
+    d = e.to_dict()
+    del d["type"], d["v"]
+    return d
+
+
+def _parse_deal(rules: Rules, deal: Sequence[Iterable[Card | str]]) -> tuple[list[int], int]:
+    """Validate one explicit deal; returns (hand masks, kitty mask)."""
+    n = rules.players
+    parts = list(deal)
+    want = n + (1 if rules.kitty_size else 0)
+    if len(parts) == n and rules.kitty_size == 0:
+        pass
+    elif len(parts) != want:
+        raise ValueError(f"a deal is {n} hands" + (" and the kitty" if rules.kitty_size else ""))
+    masks = []
+    seen = 0
+    for part in parts:
+        m = 0
+        for c in part:
+            b = 1 << Card.parse(c)
+            if (m | seen) & b:
+                raise ValueError(f"{Card.parse(c)} is dealt twice")
+            m |= b
+        seen |= m
+        masks.append(m)
+    hands, kitty = masks[:n], (masks[n] if len(masks) > n else 0)
+    for s, h in enumerate(hands):
+        if h.bit_count() != rules.hand_size:
+            raise ValueError(f"seat {s} must get {rules.hand_size} cards")
+    if kitty.bit_count() != rules.kitty_size:
+        raise ValueError(f"the kitty must have {rules.kitty_size} cards")
+    if seen & rules.removed_mask:
+        raise ValueError("a removed card was dealt")
+    if seen != FULL_DECK & ~rules.removed_mask:
+        raise ValueError("a deal must use every card in play")
+    return hands, kitty
+
+
+__all__ = [
+    "GAME_OVER",
+    "MOON_CHOICE",
+    "PASSING",
+    "PLAYING",
+    "QS_BIT",
+    "Game",
+    "IllegalMove",
+    "ReplayError",
+]
