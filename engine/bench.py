@@ -1,0 +1,93 @@
+"""Benchmark: ``python -m engine.bench [--hands N] [--games N]``.
+
+1. Random hands through the validated path (``Game``): deal, pass (random 3 cards per
+   seat), every play a uniformly random card of ``legal_plays``, scoring; whole games.
+2. The same through the fast path (``PlayState.legal_mask``/``push``), no passing.
+3. Replay: ``Game.replay`` of stored event dicts (``to_dict()``) of generated games,
+   every command re-validated; events per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from .fast import playout, random_hand
+from .game import Game
+from .rules import Rules
+
+
+def play_random_game(rules: Rules, seed: int, rng: random.Random) -> Game:
+    """A whole game with uniformly random legal choices."""
+    g = Game.new(rules, seed=seed)
+    choice, sample = rng.choice, rng.sample
+    while True:
+        ph = g.phase
+        if ph == "playing":
+            s = g.state.turn  # type: ignore[union-attr]
+            g.play(s, choice(g.legal_plays(s)))
+        elif ph == "passing":
+            for s in g.to_act:
+                g.pass_cards(s, sample(g.hand(s), 3))
+        elif ph == "moon_choice":
+            g.choose_moon(g.to_act[0], choice(("add_to_others", "subtract_from_self")))
+        else:
+            return g
+
+
+def bench_game(rules: Rules, hands: int) -> tuple[float, float, int]:
+    rng = random.Random(1)
+    done = plays = 0
+    seed = 0
+    t0 = time.perf_counter()
+    while done < hands:
+        g = play_random_game(rules, seed, rng)
+        seed += 1
+        done += g.hand_number
+        plays += sum(1 for e in g.events if e.type == "CardPlayed")
+    dt = time.perf_counter() - t0
+    return done / dt, plays / dt, done
+
+
+def bench_fast(rules: Rules, hands: int) -> tuple[float, float]:
+    rng = random.Random(2)
+    t0 = time.perf_counter()
+    per = rules.hand_size * rules.players
+    for _ in range(hands):
+        st = random_hand(rules, rng)
+        playout(st, rules, rng)
+    dt = time.perf_counter() - t0
+    return hands / dt, hands * per / dt
+
+
+def bench_replay(rules: Rules, games: int) -> tuple[float, int]:
+    rng = random.Random(3)
+    logs = [[e.to_dict() for e in play_random_game(rules, 10_000 + i, rng).events]
+            for i in range(games)]
+    n = sum(len(log) for log in logs)
+    t0 = time.perf_counter()
+    for log in logs:
+        Game.replay(log)
+    dt = time.perf_counter() - t0
+    return n / dt, n
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m engine.bench", description=__doc__)
+    ap.add_argument("--hands", type=int, default=3000)
+    ap.add_argument("--games", type=int, default=300)
+    ap.add_argument("--players", type=int, default=4)
+    a = ap.parse_args(argv)
+    rules = Rules(players=a.players)
+    hps, pps, done = bench_game(rules, a.hands)
+    print(f"validated Game path: {hps:,.0f} hands/s, {pps:,.0f} plays/s "
+          f"({done} hands, deal + pass + plays + scoring, {a.players} players)")
+    fh, fp = bench_fast(rules, a.hands * 3)
+    print(f"fast PlayState path: {fh:,.0f} hands/s, {fp:,.0f} plays/s (random playouts)")
+    eps, n = bench_replay(rules, a.games)
+    print(f"replay: {eps:,.0f} events/s ({n} events of {a.games} games, Game.replay of dicts)")
+
+
+if __name__ == "__main__":
+    main()
