@@ -526,6 +526,20 @@ class Game:
         self._state = PlayState.start(self.rules, self._hands, self._kitty, self.dealer)
         self.phase = PLAYING
 
+    def copy(self) -> Game:
+        """An independent copy (events are immutable and shared; lists are copied)."""
+        g = Game.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        g.events = list(self.events)
+        g.totals = list(self.totals)
+        g.hand_scores = list(self.hand_scores)
+        g._deals = list(self._deals)
+        g._hands = list(self._hands)
+        g._passes = list(self._passes)
+        g._tricks = list(self._tricks)
+        g._state = self._state.copy() if self._state is not None else None
+        return g
+
     # ------------------------------------------------------------------ equality
     def state_dict(self) -> dict[str, Any]:
         """Everything that makes up the game's state (for comparing games)."""
