@@ -147,20 +147,25 @@ def test_head_to_head_is_skipped_unless_every_tied_player_met_every_other():
 
 
 def test_head_to_head_is_applied_again_within_a_part_still_tied():
-    # P, Q, R all met each other; P took most points in those games, Q and R remain level, and
-    # within just Q and R, Q finished ahead of R in their meeting.
+    # Tables of 3 (4/2/0), three rounds. P, Q and R each met the other two once.
     results = [
-        {"P": 10, "Q": 20, "R": 30, "s": 40},  # P 4, Q 2, R 1, s 0
-        {"Q": 10, "R": 20, "P": 30, "t": 40},  # Q 4, R 2, P 1, t 0
-        {"R": 10, "P": 20, "u": 25, "Q": 30},  # R 4, P 2, u 1, Q 0
-        {"s": 10, "t": 20, "u": 30, "v": 40},
+        {"P": 0, "Q": 20, "a": 20},   # P 4, Q 1, a 1
+        {"R": 30, "b": 0, "c": 10},   # b 4, c 2, R 0
+        {"Q": 30, "R": 10, "b": 0},   # b 4, R 2, Q 0
+        {"P": 30, "a": 0, "c": 20},   # a 4, c 2, P 0
+        {"R": 10, "P": 20, "c": 0},   # c 4, R 2, P 0
+        {"Q": 0, "a": 0, "b": 20},    # Q 3, a 3, b 0
     ]
-    rows = {row.player: row for row in standings(results)}
-    # Every one of P, Q, R has 7 points and 60 Hearts, but their opponents differ, so strength
-    # decides before head to head is needed: check the tiebreak order instead.
-    order = [row.player for row in standings(results)]
-    assert [p for p in order if p in "PQR"] == sorted(
-        "PQR", key=lambda p: (-rows[p].table_points, rows[p].hearts_points, -rows[p].opponents_strength))
+    # P, Q, R: 4 table points and 50 Hearts each; strength P (4+8)/2 + (8+8)/2 + (4+8)/2 = 20,
+    # Q 6 + 6 + 8 = 20, R 8 + 6 + 6 = 20. Head to head (games 1, 3, 5): P 4+0 = 4, Q 1+0 = 1,
+    # R 2+2 = 4, so Q is last of the three; P and R are still level, and in their one meeting
+    # (game 5) R scored 2 and P 0. a and b (8 points, 20 Hearts, strength 16) split the same way
+    # on their meeting in game 6; c has 8 points but 30 Hearts.
+    rows = standings(results)
+    assert [(row.rank_label, row.player, row.head_to_head) for row in rows] == [
+        ("1", "a", 3), ("2", "b", 0), ("3", "c", None), ("4", "R", 4), ("5", "P", 4), ("6", "Q", 1)]
+    tied = {(row.table_points, row.hearts_points, row.opponents_strength) for row in rows[3:]}
+    assert tied == {(4, 50, 20)}
 
 
 def test_late_entries_appear_with_no_games_and_withdrawn_players_keep_their_results():
