@@ -90,9 +90,9 @@ def test_worked_example_bradley_terry_two_new_players():
     assert winner.sigma == loser.sigma == pytest.approx(8.065506316323548, abs=TOL)
 
 
-def test_worked_example_default_model_four_player_table_pinned():
-    """The default (tuned) model on a table with a tie; numbers pinned from openskill."""
-    model = make_model(DEFAULT_MODEL)
+def test_worked_example_tuned_bradley_terry_four_player_table_matches_openskill():
+    """The tuned bt-full on a table with a tie gives exactly openskill's numbers."""
+    model = make_model("bt-full")
     new = [model.initial()] * 4
     after = model.rate(new, [40, 55, 55, 101])
     reference = make_model("openskill-bt", **model.params).rate(new, [40, 55, 55, 101])
@@ -103,6 +103,22 @@ def test_worked_example_default_model_four_player_table_pinned():
     assert after[0].mu - 25 == pytest.approx(25 - after[3].mu, abs=TOL)
     assert after[1].mu == pytest.approx(25.0, abs=TOL)
     assert after[0].mu > 25 > after[3].mu
+
+
+def test_worked_example_default_model_established_players():
+    """Elo, four established players (sigma at its floor, so K = k = 3), B and C tie.
+
+    E(1600 v 1500) = 1 / (1 + 10^(-100/400)) = 0.6400650, E(1600 v 1400) = 0.7597469.
+    A beat all three: 3 / 3 * ((1 - .6400650) * 2 + (1 - .7597469)) = +0.9601231.
+    B lost to A (-0.3599350), tied C (0), beat D (+0.3599350): no change, likewise C.
+    D mirrors A: -0.9601231. Sigma stays at the floor.
+    """
+    model = make_model("elo")
+    assert DEFAULT_MODEL == "elo" and model.params["k"] == 3.0
+    table = [Skill(1600.0, 50.0), Skill(1500.0, 50.0), Skill(1500.0, 50.0), Skill(1400.0, 50.0)]
+    after = model.rate(table, [40, 55, 55, 101])
+    assert [s.mu for s in after] == pytest.approx([1600.9601230737, 1500.0, 1500.0, 1399.0398769263], abs=TOL)
+    assert all(s.sigma == 50.0 for s in after)
 
 
 def test_worked_example_elo_four_new_players():
@@ -166,13 +182,14 @@ def test_tables_of_the_wrong_size_or_shape_are_refused(name):
 def test_inactivity_widens_sigma_up_to_the_initial_sigma(name):
     model = make_model(name)
     played = model.initial()
-    for _ in range(30):
+    for _ in range(100):
         played = model.rate([played, model.initial(), model.initial()], [10, 20, 30])[0]
     assert model.decay(played, 0) == played
-    month, year = model.decay(played, 30), model.decay(played, 365)
-    assert played.sigma < month.sigma < year.sigma <= model.initial().sigma
+    days, month = model.decay(played, 3), model.decay(played, 30)
+    assert played.sigma < days.sigma < month.sigma <= model.initial().sigma
     assert model.decay(played, 100_000).sigma == model.initial().sigma
-    assert month.mu == year.mu == played.mu
+    assert model.decay(model.initial(), 30) == model.initial()
+    assert days.mu == month.mu == played.mu
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -183,9 +200,7 @@ def test_same_games_give_the_same_ratings_bit_for_bit(name):
         for _ in range(150):
             seats = rng.sample(range(12), rng.randint(3, 5))
             totals = [rng.randint(0, 12) for _ in seats]
-            for p, skill in zip(
-                seats, model.rate([ratings[p] for p in seats], totals), strict=True
-            ):
+            for p, skill in zip(seats, model.rate([ratings[p] for p in seats], totals), strict=True):
                 ratings[p] = skill
         return ratings
 
