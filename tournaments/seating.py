@@ -109,7 +109,7 @@ def cpu_fill_needed(
         return 0
     sizes = (preferred,) if only_preferred else allowed
     cpus = 0
-    while next(_partitions(n_players + cpus, sizes), None) is None or n_players + cpus == 0:
+    while next(_partitions(n_players + cpus, sizes), None) is None:
         cpus += 1
     return cpus
 
@@ -169,6 +169,10 @@ class SeatingHistory:
         for table in tables:
             for seat, player in enumerate(table):
                 self.seats[player][seat] += 1
+
+    def copy(self) -> SeatingHistory:
+        seats = defaultdict(Counter, {player: Counter(seats) for player, seats in self.seats.items()})
+        return SeatingHistory(meetings=Counter(self.meetings), seats=seats)
 
     def times_met(self, a: P, b: P) -> int:
         return self.meetings[frozenset((a, b))]
@@ -297,7 +301,13 @@ def seat_swiss(
 
 
 def seat_balanced_rotation(
-    players: Iterable[P], n_rounds: int, sizes: Sequence[int], rng: random.Random | int, *, effort: int = 20
+    players: Iterable[P],
+    n_rounds: int,
+    sizes: Sequence[int],
+    rng: random.Random | int,
+    *,
+    history: SeatingHistory | None = None,
+    effort: int = 20,
 ) -> list[Round]:
     """A fixed schedule of ``n_rounds`` rounds for a small group that spreads who meets whom
     (social-golfer style): it keeps the most times any pair meets, and then the repeats, low.
@@ -306,7 +316,9 @@ def seat_balanced_rotation(
     between tables), then polished by re-optimising each round against all the others. The cost
     of seating a pair together grows fourfold with every earlier meeting, so the search prefers
     many pairs meeting twice over one pair meeting three times. Seats rotate as in Swiss rounds.
-    Meant for groups up to a few dozen players; larger fields should use Swiss or random rounds.
+    Pass the ``history`` of rounds already played to plan the rest of an evening again after a
+    withdrawal or a late entry. Meant for groups up to a few dozen players; larger fields should
+    use Swiss or random rounds.
     """
     rng = _as_rng(rng)
     players = list(players)
@@ -344,7 +356,8 @@ def seat_balanced_rotation(
             candidates.append((sum(table_cost(table, met) for table in tables), tables))
         return min(candidates, key=lambda candidate: candidate[0])
 
-    met = Counter()
+    history = history or SeatingHistory()
+    met = Counter(history.meetings)
     schedule: list[Round] = []
     for _ in range(n_rounds):
         _, tables = best_round(met)
@@ -360,11 +373,11 @@ def seat_balanced_rotation(
                 schedule[r] = tables = candidate
             met.update(meeting_pairs(tables))
 
-    history = SeatingHistory()
+    planned = history.copy()
     seated_schedule = []
     for tables in schedule:
-        seated = assign_seats(tables, history, rng)
-        history.record(seated)
+        seated = assign_seats(tables, planned, rng)
+        planned.record(seated)
         seated_schedule.append(seated)
     return seated_schedule
 

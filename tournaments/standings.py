@@ -211,8 +211,8 @@ def matchpoints(results_by_deal: Mapping[Hashable, Iterable[Sequence[tuple[P, in
         for same_size in by_size.values():
             for seat in range(len(same_size[0])):
                 at_seat = [table[seat] for table in same_size]
-                for player, hearts in at_seat:
-                    points[player] += sum(
-                        1.0 if hearts < other else 0.5 if hearts == other else 0.0 for _, other in at_seat
-                    ) - 0.5  # the comparison with itself counted as a tie
+                for i, (player, hearts) in enumerate(at_seat):
+                    others = [other for j, (_, other) in enumerate(at_seat) if j != i]
+                    points[player] += sum(hearts < other for other in others) + 0.5 * sum(
+                        hearts == other for other in others)
     return dict(points)

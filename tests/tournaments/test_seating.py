@@ -300,3 +300,15 @@ def test_balanced_rotation_rotates_seats():
     # A perfect rotation (every seat once) is not always possible table by table; twice at most is.
     assert max(max(seats.values()) for seats in history.seats.values()) <= 2
     assert sum(len(seats) for seats in history.seats.values()) >= 0.75 * 8 * 4
+
+
+def test_balanced_rotation_can_be_planned_again_after_a_withdrawal_and_a_late_entry():
+    played = seat_balanced_rotation(range(12), 2, [4, 4, 4], 0)
+    players = [p for p in range(12) if p != 4] + [99]
+    rest = seat_balanced_rotation(players, 3, table_sizes(12), 0, history=SeatingHistory.from_rounds(played))
+    for tables in rest:
+        assert_valid_round(tables, players)
+    rng = random.Random(0)
+    with_random_rest = [repeat_meetings(played + [seat_random(players, [4, 4, 4], rng) for _ in range(3)])
+                        for _ in range(10)]
+    assert repeat_meetings(played + rest) < min(with_random_rest)
