@@ -90,7 +90,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["TEST"] = {"NAME": env.str("DATABASE_TEST_NAME", default="test_hearts_league")}
 else:
     # SQLite: wait for the writer instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # IMMEDIATE: a transaction takes the write lock when it begins, so concurrent commands
+    # queue up instead of failing to upgrade a read lock.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
 USING_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -126,6 +128,11 @@ LOGIN_URL = "/admin/login/"
 # --- Redis: channel layer and Celery broker ---------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
 
+CACHES = (
+    {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    if REDIS_URL else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+)
+
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -158,6 +165,10 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "hearts_league.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        "auth": env.str("THROTTLE_AUTH", default="30/minute"),
+        "commands": env.str("THROTTLE_COMMANDS", default="300/minute"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Hearts League API",
@@ -185,4 +196,17 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}
+
+# --- Live play ------------------------------------------------------------------------------
+HEARTS_CPU_DELAY = env.float("HEARTS_CPU_DELAY", default=0.6)  # seconds, so humans can follow
+HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tests shorten turn times
+HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
+HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
+HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stalled-games": {
+        "task": "tournaments.sweep",
+        "schedule": env.float("HEARTS_SWEEP_EVERY", default=5.0),
+    },
 }

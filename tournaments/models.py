@@ -54,6 +54,8 @@ class Player(models.Model):
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
+    guest_device_hash = models.CharField(max_length=64, blank=True, db_index=True,
+                                         help_text="sha256 of the device id a guest plays from")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -70,3 +72,129 @@ class Player(models.Model):
     @property
     def is_cpu(self) -> bool:
         return bool(self.bot_kind)
+
+
+class Game(models.Model):
+    """A table's game. Its history is the append-only list of ``GameEvent`` rows."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for players"
+        ACTIVE = "active", "Being played"
+        FINISHED = "finished", "Finished"
+
+    rules = models.JSONField(help_text="engine.Rules.to_dict(), fixed when the table is created")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    ranked = models.BooleanField(default=False)
+    turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                    help_text="None (unlimited), 30 or 60")
+    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
+    created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="games_created")
+    seq = models.PositiveIntegerField(default=0, help_text="seq of the last event appended")
+    head_hash = models.CharField(max_length=64, blank=True, help_text="hash of the last event appended")
+    deal_salt = models.CharField(max_length=64, blank=True, editable=False,
+                                 help_text="secret until the game ends; proves the deals were fixed")
+    turn_key = models.CharField(max_length=32, blank=True, help_text="identifies the turn being awaited")
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    cpu_due_at = models.DateTimeField(null=True, blank=True, db_index=True,
+                                      help_text="a CPU has been due to act since")
+    final_totals = models.JSONField(null=True, blank=True)
+    winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self):
+        return f"Game {self.pk} ({self.get_status_display()})"
+
+    @property
+    def players_count(self) -> int:
+        return int(self.rules.get("players", 4))
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class GameSeat(models.Model):
+    """Who sits where. A seat is open (no player), a player's, or a CPU's.
+
+    ``away`` means a CPU plays for the seated player until they come back from the
+    device whose token hash is stored here.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
+    device_token_hash = models.CharField(max_length=64, blank=True)
+    away = models.BooleanField(default=False)
+    away_since = models.DateTimeField(null=True, blank=True)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="one_row_per_seat"),
+        ]
+
+    def __str__(self):
+        return f"{self.game_id}/{self.seat}: {self.player or 'open'}"
+
+    @property
+    def played_by_cpu(self) -> bool:
+        return self.player is not None and (self.player.is_cpu or self.away)
+
+
+class GameEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise PermissionError("game events are append-only: they are never updated")
+
+    def delete(self):
+        raise PermissionError("game events are append-only: they are never deleted")
+
+
+class GameEvent(models.Model):
+    """One fact in a game's history. Never updated, never deleted.
+
+    ``hash = sha256(previous hash + canonical JSON of this event)``, so editing any
+    stored event breaks the chain from there on (see ``tournaments.eventstore``).
+    """
+
+    class Cause(models.TextChoices):
+        PLAYER = "player", "Player"
+        TIMER = "timer", "Turn timer"
+        CPU = "cpu", "CPU"
+        SYSTEM = "system", "System"
+
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=40)
+    version = models.PositiveSmallIntegerField()
+    payload = models.JSONField()
+    recorded_at = models.DateTimeField()
+    command_id = models.CharField(max_length=64, blank=True)
+    actor_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    cause = models.CharField(max_length=8, choices=Cause.choices, default=Cause.PLAYER)
+    hash = models.CharField(max_length=64)
+
+    objects = GameEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="gap_free_seq_per_game")]
+        indexes = [models.Index(fields=["game", "command_id"])]
+
+    def __str__(self):
+        return f"{self.game_id}#{self.seq} {self.type}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise PermissionError("game events are append-only: they are never updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise PermissionError("game events are append-only: they are never deleted")

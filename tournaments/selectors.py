@@ -16,3 +16,30 @@ def players_list(*, cpu: bool | None = None):
     elif cpu is False:
         players = players.filter(bot_kind="")
     return players
+
+
+def games_list(*, player_id=None, status=None, ranked=None, league_id=None, created_after=None,
+               created_before=None):
+    """Games, newest first, filtered as the lobby and history pages need."""
+    from tournaments.models import Game
+
+    games = Game.objects.prefetch_related("seats__player")
+    if player_id is not None:
+        games = games.filter(seats__player_id=player_id)
+    if status:
+        games = games.filter(status=status)
+    if ranked is not None:
+        games = games.filter(ranked=ranked)
+    if league_id is not None:
+        games = games.filter(league_id=league_id)
+    if created_after is not None:
+        games = games.filter(created_at__gte=created_after)
+    if created_before is not None:
+        games = games.filter(created_at__lt=created_before)
+    return games.distinct()
+
+
+def game_events_after(game, after: int = 0, up_to: int | None = None):
+    """A game's events with seq > after (and <= up_to), in order."""
+    events = game.events.filter(seq__gt=after).order_by("seq")
+    return events.filter(seq__lte=up_to) if up_to is not None else events

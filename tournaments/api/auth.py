@@ -1,0 +1,98 @@
+"""Accounts: register, token login, and guests bound to a device."""
+
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.password_validation import validate_password
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.views import APIView
+
+from hearts_league.api import DomainError
+from tournaments.services.players import player_guest_for_device, player_register
+
+
+class AuthThrottle(AnonRateThrottle):
+    scope = "auth"
+
+
+class RegisterSerializer(serializers.Serializer):
+    username = serializers.RegexField(r"^[\w.@+-]{3,150}$")
+    password = serializers.CharField(write_only=True, min_length=8, max_length=128)
+    display_name = serializers.CharField(max_length=60, required=False, allow_blank=True)
+    email = serializers.EmailField(required=False, allow_blank=True)
+
+    def validate_username(self, value):
+        if get_user_model().objects.filter(username__iexact=value).exists():
+            raise serializers.ValidationError("This username is taken.", code="username_taken")
+        return value
+
+    def validate(self, attrs):
+        validate_password(attrs["password"], get_user_model()(username=attrs["username"]))
+        return attrs
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, write_only=True)
+
+
+class GuestSerializer(serializers.Serializer):
+    device_id = serializers.CharField(min_length=16, max_length=128,
+                                      help_text="a random id the client keeps (e.g. a UUID)")
+    display_name = serializers.CharField(max_length=60, required=False, allow_blank=True)
+
+
+TokenResponse = inline_serializer("TokenResponse", {
+    "token": serializers.CharField(), "player_id": serializers.IntegerField(),
+    "display_name": serializers.CharField(), "is_guest": serializers.BooleanField()})
+
+
+def _token_response(player, status_code=status.HTTP_200_OK):
+    token, _ = Token.objects.get_or_create(user=player.user)
+    return Response({"token": token.key, "player_id": player.pk, "display_name": player.display_name,
+                     "is_guest": player.is_guest}, status=status_code)
+
+
+class RegisterView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(request=RegisterSerializer, responses={201: TokenResponse})
+    def post(self, request):
+        """Create an account; returns its API token."""
+        data = RegisterSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_register(**data.validated_data)
+        return _token_response(player, status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(request=TokenRequestSerializer, responses={200: TokenResponse})
+    def post(self, request):
+        """Username and password in, API token out."""
+        data = TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request, **data.validated_data)
+        if user is None or not hasattr(user, "player"):
+            raise DomainError("invalid_credentials", "Wrong username or password.", status=401)
+        return _token_response(user.player)
+
+
+class GuestView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(request=GuestSerializer, responses={200: TokenResponse})
+    def post(self, request):
+        """Play without an account: a token bound to this device (casual tables only)."""
+        data = GuestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = player_guest_for_device(device_id=data.validated_data["device_id"],
+                                         display_name=data.validated_data.get("display_name", ""))
+        return _token_response(player)

@@ -1,0 +1,268 @@
+"""The event store: appending to a game's log, hashing it, rebuilding engine state, auditing.
+
+A game's log is its ``GameEvent`` rows, seq 1..N without gaps. Each row's hash chains to the
+previous one, so an edited or removed event is found by :func:`audit_game`. The engine state
+is derived from the log only; a per-process cache keeps the latest state so a command does
+not replay the whole game, and :func:`rebuild_engine_game` proves the cache is disposable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+import engine
+from tournaments.events import TABLE_EVENT_TYPES, DealCommitted
+from tournaments.models import Game, GameEvent
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value) -> str:
+    """The one JSON form that hashes and commitments are computed over."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def event_hash(previous: str, *, seq: int, type: str, version: int, payload: dict, recorded_at: datetime,
+               command_id: str, actor_seat: int | None, cause: str) -> str:
+    """sha256 of the previous hash and the canonical JSON of everything stored for the event."""
+    body = canonical_json({
+        "seq": seq, "type": type, "v": version, "payload": payload, "at": _timestamp(recorded_at),
+        "command_id": command_id, "actor_seat": actor_seat, "cause": cause,
+    })
+    return hashlib.sha256((previous + body).encode()).hexdigest()
+
+
+def row_hash(row: GameEvent, previous: str) -> str:
+    return event_hash(previous, seq=row.seq, type=row.type, version=row.version, payload=row.payload,
+                      recorded_at=row.recorded_at, command_id=row.command_id, actor_seat=row.actor_seat,
+                      cause=row.cause)
+
+
+def deal_commitment(salt: str, hand_dealt: dict) -> str:
+    """What DealCommitted publishes for a HandDealt event (its cards, salted)."""
+    deal = {"hand_number": hand_dealt["hand_number"], "hands": hand_dealt["hands"],
+            "kitty": hand_dealt.get("kitty", [])}
+    return hashlib.sha256((salt + canonical_json(deal)).encode()).hexdigest()
+
+
+def new_deal_salt() -> str:
+    return secrets.token_hex(32)
+
+
+def event_dict(row: GameEvent) -> dict:
+    """The event as its producer wrote it: ``{"type", "v", **fields}``."""
+    return {"type": row.type, "v": row.version, **row.payload}
+
+
+def is_engine_event(event_type: str) -> bool:
+    return event_type not in TABLE_EVENT_TYPES
+
+
+# --- appending ------------------------------------------------------------------------------
+
+
+def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id: str = "",
+                  actor_seat: int | None = None) -> list[GameEvent]:
+    """Append events to a game whose row the caller has locked, inside its transaction.
+
+    Every HandDealt is followed by its DealCommitted. Updates ``game.seq`` (the caller saves).
+    """
+    assert transaction.get_connection().in_atomic_block, "append_events needs the caller's transaction"
+    previous = (
+        GameEvent.objects.filter(game=game, seq=game.seq).values_list("hash", flat=True).first()
+        if game.seq else GENESIS_HASH
+    )
+    now = timezone.now()
+    rows = []
+    for event in _with_commitments(game, events):
+        payload = {k: v for k, v in event.items() if k not in ("type", "v")}
+        seq = game.seq + len(rows) + 1
+        row = GameEvent(game=game, seq=seq, type=event["type"], version=event["v"], payload=payload,
+                        recorded_at=now, command_id=command_id or "", actor_seat=actor_seat, cause=cause)
+        row.hash = previous = row_hash(row, previous)
+        rows.append(row)
+    GameEvent.objects.bulk_create(rows)
+    if rows:
+        game.seq, game.head_hash = rows[-1].seq, rows[-1].hash
+    return rows
+
+
+def _with_commitments(game: Game, events: Iterable[dict]):
+    for event in events:
+        yield event
+        if event["type"] == "HandDealt":
+            yield DealCommitted(hand_number=event["hand_number"],
+                                commitment=deal_commitment(game.deal_salt, event)).to_dict()
+
+
+# --- engine state -----------------------------------------------------------------------------
+
+
+class _EngineCache:
+    """Latest engine state per game in this process, least recently used out.
+
+    An entry is valid only for the exact log it was built from: (seq, hash of the last event).
+    """
+
+    def __init__(self, size: int = 2048):
+        self._size = size
+        self._entries: OrderedDict[int, tuple[tuple[int, str], engine.Game]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, game: Game) -> engine.Game | None:
+        """Remove and return the state for the game's current log (the taker may mutate it)."""
+        with self._lock:
+            entry = self._entries.pop(game.pk, None)
+        return entry[1] if entry is not None and entry[0] == (game.seq, game.head_hash) else None
+
+    def put(self, game_id: int, version: tuple[int, str], state: engine.Game) -> None:
+        with self._lock:
+            current = self._entries.get(game_id)
+            if current is None or current[0][0] <= version[0]:
+                self._entries[game_id] = (version, state)
+                self._entries.move_to_end(game_id)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def read(self, game: Game, reader):
+        """``(True, reader(state))`` under the lock if the game's current state is cached."""
+        with self._lock:
+            entry = self._entries.get(game.pk)
+            if entry is not None and entry[0] == (game.seq, game.head_hash):
+                return True, reader(entry[1])
+        return False, None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+engine_cache = _EngineCache()
+
+
+def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game:
+    """Replay the stored log (optionally only up to a seq) through the engine."""
+    rows = GameEvent.objects.filter(game=game).order_by("seq").values_list("type", "version", "payload")
+    if up_to_seq is not None:
+        rows = rows.filter(seq__lte=up_to_seq)
+    dicts = [{"type": t, "v": v, **p} for t, v, p in rows if is_engine_event(t)]
+    return engine.Game.replay(dicts)
+
+
+def take_engine_game(game: Game) -> engine.Game:
+    """The engine state of the game's log for a command to mutate (the row must be locked).
+
+    Give it back with :func:`keep_engine_game` (after the change) or :func:`return_engine_game`.
+    """
+    state = engine_cache.take(game)
+    return state if state is not None else rebuild_engine_game(game)
+
+
+def keep_engine_game(game: Game, state: engine.Game) -> None:
+    """Cache ``state`` as the state of the game's log after a change.
+
+    Safe before the commit: if the transaction rolls back, the stored log keeps its old
+    (seq, head hash), which no longer matches this entry, so it is never served.
+    """
+    engine_cache.put(game.pk, (game.seq, game.head_hash), state)
+
+
+def read_engine_game(game: Game, reader):
+    """``reader(state)`` on the current engine state, without mutating it."""
+    hit, value = engine_cache.read(game, reader)
+    if hit:
+        return value
+    state = rebuild_engine_game(game)
+    engine_cache.put(game.pk, (game.seq, game.head_hash), state)
+    return reader(state)
+
+
+# --- audit ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    game_id: int
+    ok: bool
+    events_checked: int
+    first_bad_seq: int | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        return {"game": self.game_id, "ok": self.ok, "events_checked": self.events_checked,
+                "first_bad_seq": self.first_bad_seq, "reason": self.reason}
+
+
+_EVENT_INDEX = re.compile(r"events? (?:from )?(\d+)")
+
+
+def audit_game(game: Game) -> AuditReport:
+    """Check the hash chain, the deal commitments, and that replaying the log through the
+    engine reproduces every stored engine event and the game's stored state."""
+    rows = list(GameEvent.objects.filter(game=game).order_by("seq"))
+
+    def bad(seq, reason):
+        return AuditReport(game.pk, False, len(rows), seq, reason)
+
+    previous = GENESIS_HASH
+    for expected_seq, row in enumerate(rows, start=1):
+        if row.seq != expected_seq:
+            return bad(expected_seq, f"event {expected_seq} is missing")
+        previous = row_hash(row, previous)
+        if row.hash != previous:
+            return bad(row.seq, "hash chain broken: the event was edited")
+    if len(rows) != game.seq:
+        return bad(len(rows) + 1, f"the game says seq {game.seq} but the log has {len(rows)} events")
+    if rows and game.head_hash != rows[-1].hash:
+        return bad(rows[-1].seq, "the log's last hash is not the one the game recorded")
+    if not rows:
+        return AuditReport(game.pk, True, 0)
+
+    salt = next((r.payload["salt"] for r in rows if r.type == "DealSaltRevealed"), game.deal_salt)
+    last_deal = None
+    for row in rows:
+        if row.type == "HandDealt":
+            last_deal = event_dict(row)
+        elif row.type == "DealCommitted" and (
+                last_deal is None or deal_commitment(salt, last_deal) != row.payload["commitment"]):
+            return bad(row.seq, "the deal does not match its commitment")
+
+    engine_rows = [row for row in rows if is_engine_event(row.type)]
+    try:
+        replayed = engine.Game.replay([event_dict(row) for row in engine_rows])
+    except engine.ReplayError as error:
+        match = _EVENT_INDEX.search(str(error))
+        index = int(match.group(1)) if match else 0
+        seq = engine_rows[min(index, len(engine_rows) - 1)].seq
+        return bad(seq, f"replay refused the log: {error}")
+    replayed_dicts = [event.to_dict() for event in replayed.events]
+    for row, replayed_event in zip(engine_rows, replayed_dicts, strict=False):
+        if event_dict(row) != replayed_event:
+            return bad(row.seq, "the stored event differs from the engine's")
+    if len(replayed_dicts) != len(engine_rows):
+        return bad(rows[-1].seq, "the replay produced a different number of events")
+
+    over = replayed.phase == "game_over"
+    if over != game.is_over:
+        return bad(rows[-1].seq, "the stored game status disagrees with the replay")
+    if over and (game.final_totals != list(replayed.totals) or game.winner_seat != replayed.winner):
+        return bad(rows[-1].seq, "the stored result disagrees with the replay")
+    cached_equal = engine_cache.read(game, lambda state: state == replayed)
+    if cached_equal[0] and not cached_equal[1]:
+        return bad(rows[-1].seq, "the cached state differs from the replay")
+    return AuditReport(game.pk, True, len(rows))

@@ -1,0 +1,94 @@
+"""What happens after a game's transaction commits: tell every connection, schedule CPU moves
+and turn timers. Broadcasts are notify-then-read: the group message says only "game G is at
+seq S"; each WebSocket connection then reads and redacts the new events itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from datetime import datetime
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.utils import timezone
+
+log = logging.getLogger(__name__)
+
+
+def group_name(game_id: int) -> str:
+    return f"game.{game_id}"
+
+
+# --- notifications ----------------------------------------------------------------------------
+
+_server_loop: asyncio.AbstractEventLoop | None = None
+_server_loop_lock = threading.Lock()
+
+
+def register_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Remember the server's event loop (the in-memory channel layer lives on it)."""
+    global _server_loop
+    with _server_loop_lock:
+        _server_loop = loop
+
+
+def notify(game_id: int, seq: int) -> None:
+    """Tell everyone watching the game that it is now at ``seq`` (best effort)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {"type": "game.advanced", "game": game_id, "seq": seq}
+    loop = _server_loop
+    try:
+        if not settings.REDIS_URL and loop is not None and loop.is_running() and not _on_loop(loop):
+            # The in-memory layer's queues belong to the server's loop: send from there.
+            asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message), loop).result(5)
+        else:
+            async_to_sync(layer.group_send)(group_name(game_id), message)
+    except Exception:  # a lost notification only delays: clients also resume by seq
+        log.exception("could not notify game %s at seq %s", game_id, seq)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+# --- scheduling -------------------------------------------------------------------------------
+
+
+class CeleryScheduler:
+    """Sends tasks to Celery (a real worker, or the embedded one without Redis)."""
+
+    def cpu_move(self, game_id: int, seq: int, delay: float) -> None:
+        from tournaments.tasks import cpu_move
+
+        cpu_move.apply_async(args=[game_id, seq], countdown=delay)
+
+    def turn_timer(self, game_id: int, deadline: datetime) -> None:
+        from tournaments.tasks import turn_timeout
+
+        countdown = max(0.0, (deadline - timezone.now()).total_seconds())
+        turn_timeout.apply_async(args=[game_id, deadline.isoformat()], countdown=countdown)
+
+    def away_check(self, game_id: int, seat: int, since: datetime, delay: float) -> None:
+        from tournaments.tasks import vacate_if_still_gone
+
+        vacate_if_still_gone.apply_async(args=[game_id, seat, since.isoformat()], countdown=delay)
+
+
+scheduler = CeleryScheduler()
+
+
+def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None) -> None:
+    """Called on commit of every change to a game: notify, then schedule what comes next."""
+    notify(game_id, seq)
+    if cpu_to_act:
+        scheduler.cpu_move(game_id, seq, settings.HEARTS_CPU_DELAY)
+    if new_deadline is not None:
+        scheduler.turn_timer(game_id, new_deadline)

@@ -1,0 +1,289 @@
+"""Game services: create a table, join, leave, and run a command against a game's log.
+
+Every write locks the game row, appends the engine's events in the same transaction and
+notifies listeners only after commit (``transaction.on_commit``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+import engine
+from hearts_league.api import DomainError
+from tournaments import eventstore
+from tournaments.events import DealSaltRevealed, PlayersSeated, SeatReclaimed, SeatVacated
+from tournaments.models import Game, GameEvent, GameSeat, League, Player
+from tournaments.services.turns import TurnPlan, plan_turn
+
+TURN_TIMES = (None, 30, 60)
+COMMAND_TYPES = ("pass", "play", "moon_choice")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """How a seat is filled when a table is created."""
+
+    kind: str  # "me" | "open" | "cpu" | "player"
+    bot: str = ""
+    player_id: int | None = None
+
+
+@dataclass
+class CommandResult:
+    game: Game
+    events: list[GameEvent] = field(default_factory=list)
+    duplicate: bool = False  # a retried command_id: nothing new was appended
+
+
+def device_token_hash(device_id: str) -> str:
+    return hashlib.sha256(device_id.encode()).hexdigest() if device_id else ""
+
+
+def _locked(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise DomainError("game_not_found", f"There is no game {game_id}.", status=404) from None
+
+
+def _parse_rules(rules: dict | None, league: League | None) -> engine.Rules:
+    merged = {**(league.default_rules if league else {}), **(rules or {})}
+    try:
+        return engine.Rules.from_dict(merged)
+    except (TypeError, ValueError) as error:
+        raise DomainError("invalid_rules", f"These rules are not valid: {error}") from None
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatSpec] | None = None,
+                ranked: bool = False, turn_seconds: int | None = None, league: League | None = None,
+                device_id: str = "") -> Game:
+    """Create a table; it starts as soon as every seat is filled."""
+    parsed = _parse_rules(rules, league)
+    if turn_seconds not in TURN_TIMES:
+        raise DomainError("invalid_turn_time", "The turn time is unlimited, 30 or 60 seconds.")
+    if ranked and creator.is_guest:
+        raise DomainError("account_required", "Ranked games need a registered account.", status=403)
+    n = parsed.players
+    specs = seats if seats is not None else [SeatSpec("me")] + [SeatSpec("open")] * (n - 1)
+    if len(specs) != n:
+        raise DomainError("invalid_seats", f"A {n}-player table needs exactly {n} seats.")
+    occupants = [_occupant(spec, creator, ranked) for spec in specs]
+    humans = [p.pk for p in occupants if p is not None and not p.is_cpu]
+    if len(humans) != len(set(humans)):
+        raise DomainError("invalid_seats", "A player can take only one seat at a table.")
+
+    game = Game.objects.create(rules=parsed.to_dict(), ranked=ranked, turn_seconds=turn_seconds,
+                               league=league, created_by=creator)
+    now = timezone.now()
+    GameSeat.objects.bulk_create([
+        GameSeat(game=game, seat=seat, player=player, joined_at=now if player else None,
+                 device_token_hash=device_token_hash(device_id) if player == creator else "")
+        for seat, player in enumerate(occupants)
+    ])
+    if all(occupants):
+        _start(game)
+    return game
+
+
+def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
+    from tournaments.services.players import player_get_or_create_cpu
+
+    if spec.kind == "open":
+        return None
+    if spec.kind == "me":
+        return creator
+    if spec.kind == "cpu":
+        if spec.bot not in {"random", "rule", "montecarlo"}:
+            raise DomainError("invalid_seats", f"Unknown CPU kind {spec.bot!r}: random, rule or montecarlo.")
+        return player_get_or_create_cpu(bot_kind=spec.bot)
+    if spec.kind == "player":
+        player = Player.objects.filter(pk=spec.player_id).first()
+        if player is None:
+            raise DomainError("invalid_seats", f"There is no player {spec.player_id}.")
+        if ranked and player.is_guest:
+            raise DomainError("account_required", "Ranked games need registered accounts.", status=403)
+        return player
+    raise DomainError("invalid_seats", f"Unknown seat kind {spec.kind!r}: me, open, cpu or player.")
+
+
+@transaction.atomic
+def game_join(*, game_id: int, player: Player, seat: int | None = None, device_id: str = "") -> Game:
+    """Take an open seat (or, mid-game, take back your own seat from the same device)."""
+    game = _locked(game_id)
+    seats = list(game.seats.select_for_update().select_related("player"))
+    mine = next((s for s in seats if s.player_id == player.pk), None)
+    if game.status == Game.Status.ACTIVE and mine is not None and mine.away:
+        _reclaim(game, mine, device_id)
+        return game
+    if mine is not None:
+        raise DomainError("already_seated", f"You already sit at seat {mine.seat}.", status=409)
+    if game.status != Game.Status.WAITING:
+        raise DomainError("game_already_started", "This game has already started.", status=409)
+    if game.ranked and player.is_guest:
+        raise DomainError("account_required", "Ranked games need a registered account.", status=403)
+    open_seats = [s for s in seats if s.player_id is None]
+    if not open_seats:
+        raise DomainError("table_full", "Every seat at this table is taken.", status=409)
+    if seat is None:
+        chosen = open_seats[0]
+    else:
+        chosen = next((s for s in seats if s.seat == seat), None)
+        if chosen is None:
+            raise DomainError("invalid_seat", f"This table has seats 0 to {len(seats) - 1}.")
+        if chosen.player_id is not None:
+            raise DomainError("seat_taken", f"Seat {seat} is taken.", status=409)
+    chosen.player, chosen.joined_at = player, timezone.now()
+    chosen.device_token_hash = device_token_hash(device_id)
+    chosen.save(update_fields=["player", "joined_at", "device_token_hash"])
+    if all(s.player_id for s in seats):
+        _start(game)
+    return game
+
+
+@transaction.atomic
+def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
+    """Leave a table: before the start the seat opens again; during play a CPU takes it."""
+    game = _locked(game_id)
+    mine = game.seats.select_for_update().filter(player=player).first()
+    if mine is None:
+        raise DomainError("not_seated", "You do not sit at this table.", status=403)
+    if game.status == Game.Status.WAITING:
+        mine.player, mine.joined_at, mine.device_token_hash = None, None, ""
+        mine.save(update_fields=["player", "joined_at", "device_token_hash"])
+    elif game.status == Game.Status.ACTIVE and not mine.away:
+        mine.away, mine.away_since = True, timezone.now()
+        mine.save(update_fields=["away", "away_since"])
+        _append_and_publish(game, [SeatVacated(seat=mine.seat, reason=reason).to_dict()],
+                            cause=GameEvent.Cause.SYSTEM, actor_seat=mine.seat)
+    elif game.status == Game.Status.FINISHED:
+        raise DomainError("game_over", "This game is over.", status=409)
+    return game
+
+
+def _reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
+    if not seat.device_token_hash or device_token_hash(device_id) != seat.device_token_hash:
+        raise DomainError("wrong_device", "Your seat can be taken back only from the device you sat down on.",
+                          status=403)
+    seat.away, seat.away_since = False, None
+    seat.save(update_fields=["away", "away_since"])
+    _append_and_publish(game, [SeatReclaimed(seat=seat.seat).to_dict()],
+                        cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
+
+
+def _start(game: Game) -> None:
+    seats = list(game.seats.select_related("player").order_by("seat"))
+    state = engine.Game.new(engine.Rules.from_dict(game.rules),
+                            players=[s.player.display_name for s in seats])
+    game.deal_salt = eventstore.new_deal_salt()
+    game.status, game.started_at = Game.Status.ACTIVE, timezone.now()
+    first, *rest = [event.to_dict() for event in state.events]
+    seated = PlayersSeated(seats=[
+        {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name, "cpu": s.player.is_cpu}
+        for s in seats
+    ]).to_dict()
+    eventstore.append_events(game, [first, seated, *rest], cause=GameEvent.Cause.SYSTEM)
+    plan = plan_turn(game, state)
+    game.save()
+    eventstore.keep_engine_game(game, state)
+    _publish_on_commit(game, plan)
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def _run(state: engine.Game, seat: int, command: dict) -> list:
+    kind = command.get("type")
+    if kind == "play":
+        return state.play(seat, command.get("card"))
+    if kind == "pass":
+        cards = command.get("cards")
+        if not isinstance(cards, list | tuple):
+            raise engine.IllegalMove("pass_needs_three_cards", "Choose three cards to pass.")
+        return state.pass_cards(seat, cards)
+    if kind == "moon_choice":
+        return state.choose_moon(seat, command.get("choice"))
+    raise DomainError("unknown_command", f"Unknown command {kind!r}: pass, play or moon_choice.")
+
+
+def game_execute_command(*, game_id: int, command: dict, player: Player | None = None,
+                         seat: int | None = None, command_id: str = "", expected_seq: int | None = None,
+                         cause: str = GameEvent.Cause.PLAYER) -> CommandResult:
+    """Run a player's (or, with ``seat`` and a cause, a CPU's or timer's) command.
+
+    Raises DomainError: ``stale_state`` (409) when ``expected_seq`` is not the game's seq,
+    the engine's code (400) for an illegal move. A retried ``command_id`` appends nothing
+    and returns what the first attempt appended.
+    """
+    try:
+        with transaction.atomic():
+            return _execute(game_id, command, player, seat, command_id, expected_seq, cause)
+    except IntegrityError:
+        # Another writer appended the same seq first (only possible without row locks).
+        raise DomainError("stale_state", "The game moved on; reload and try again.", status=409) from None
+
+
+def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
+    game = _locked(game_id)
+    if seat is None:
+        seat_row = game.seats.filter(player=player).first() if player is not None else None
+        if seat_row is None:
+            raise DomainError("not_seated", "You do not sit at this table.", status=403)
+        if seat_row.away:
+            raise DomainError("seat_away", "A CPU is playing your seat; join again from your device.",
+                              status=409)
+        seat = seat_row.seat
+    if command_id:
+        earlier = list(GameEvent.objects.filter(game=game, command_id=command_id, actor_seat=seat))
+        if earlier:
+            return CommandResult(game=game, events=earlier, duplicate=True)
+    if expected_seq is not None and expected_seq != game.seq:
+        raise DomainError("stale_state", f"The game is at seq {game.seq}, not {expected_seq}.",
+                          status=409, seq=game.seq)
+    if game.status != Game.Status.ACTIVE:
+        code = "game_over" if game.is_over else "game_not_started"
+        raise DomainError(code, "This game is over." if game.is_over else "This game has not started yet.",
+                          status=409)
+    state = eventstore.take_engine_game(game)
+    try:
+        emitted = _run(state, seat, command)
+    except engine.IllegalMove as illegal:
+        eventstore.keep_engine_game(game, state)  # a refused command changes nothing
+        raise DomainError(illegal.code, illegal.message) from None
+    events = [event.to_dict() for event in emitted]
+    if state.phase == "game_over":
+        game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
+        game.final_totals, game.winner_seat = list(state.totals), state.winner
+        events.append(DealSaltRevealed(salt=game.deal_salt).to_dict())
+    rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
+    plan = plan_turn(game, state)
+    game.save()
+    eventstore.keep_engine_game(game, state)
+    _publish_on_commit(game, plan)
+    return CommandResult(game=game, events=rows)
+
+
+def _append_and_publish(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:
+    """Append table events (seats changing hands): the card state stays, who plays it changes."""
+    state = eventstore.take_engine_game(game)
+    eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)
+    plan = plan_turn(game, state)
+    game.save()
+    eventstore.keep_engine_game(game, state)
+    _publish_on_commit(game, plan)
+
+
+def _publish_on_commit(game: Game, plan: TurnPlan) -> None:
+    from tournaments import live
+
+    game_id, seq = game.pk, game.seq
+    transaction.on_commit(lambda: live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline))
+
+

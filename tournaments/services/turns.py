@@ -1,0 +1,133 @@
+"""Whose turn it is, turn deadlines, and moves made for a seat by a CPU: for CPU players,
+for players who are away, and for players whose turn time ran out.
+
+Every move made here goes through ``game_execute_command`` with ``expected_seq`` and a
+deterministic ``command_id``, so a stale or redelivered task appends nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+import engine
+from hearts_league.api import DomainError
+from tournaments import eventstore
+from tournaments.models import Game, GameEvent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """What to schedule once the transaction commits."""
+
+    cpu_to_act: bool = False
+    new_deadline: datetime | None = None
+
+
+def turn_key(state: engine.Game) -> str:
+    """Identifies the turn awaited: passing keeps one key (and one deadline) until all have passed."""
+    view = state.view(None)
+    if state.phase == "playing":
+        return f"{state.hand_number}:{view['trick_number']}:{len(view['trick'])}"
+    return f"{state.hand_number}:{state.phase}"
+
+
+def cpu_seats(game: Game) -> set[int]:
+    """Seats a CPU plays now: CPU players, and players who are away."""
+    return {s.seat for s in game.seats.select_related("player") if s.player is not None and s.played_by_cpu}
+
+
+def plan_turn(game: Game, state: engine.Game) -> TurnPlan:
+    """Set the game's turn fields for the state it is now in (the caller saves the row)."""
+    now = timezone.now()
+    if game.status != Game.Status.ACTIVE or state.phase == "game_over":
+        game.turn_key, game.turn_deadline, game.cpu_due_at = "", None, None
+        return TurnPlan()
+    to_act = state.to_act
+    by_cpu = cpu_seats(game)
+    cpu_to_act = any(seat in by_cpu for seat in to_act)
+    humans_to_act = [seat for seat in to_act if seat not in by_cpu]
+    key = turn_key(state)
+    new_deadline = None
+    if humans_to_act and game.turn_seconds:
+        if key != game.turn_key or game.turn_deadline is None:
+            seconds = game.turn_seconds * settings.HEARTS_TURN_TIME_SCALE
+            game.turn_deadline = new_deadline = now + timedelta(seconds=seconds)
+    else:
+        game.turn_deadline = None
+    game.turn_key = key
+    game.cpu_due_at = (game.cpu_due_at or now) if cpu_to_act else None
+    return TurnPlan(cpu_to_act=cpu_to_act, new_deadline=new_deadline)
+
+
+def _bot_for(game: Game, seat: int):
+    from engine import bots
+
+    row = game.seats.select_related("player").get(seat=seat)
+    kind = row.player.bot_kind if row.player.is_cpu else settings.HEARTS_STANDIN_BOT
+    return bots.make(kind, seed=f"{game.pk}:{game.seq}:{seat}")
+
+
+def _move_for(game: Game, seats: set[int], cause: str) -> bool:
+    """Make one move for the first of ``seats`` the game awaits. True if a move was made."""
+    to_act, views = eventstore.read_engine_game(game, lambda state: (
+        state.to_act, {seat: state.view(seat) for seat in state.to_act if seat in seats}))
+    seat = next((s for s in to_act if s in seats), None)
+    if seat is None:
+        return False
+    command = _bot_for(game, seat).decide(views[seat])
+    from tournaments.services.games import game_execute_command
+
+    try:
+        game_execute_command(game_id=game.pk, seat=seat, command=command, expected_seq=game.seq,
+                             command_id=f"{cause}:{game.seq}:{seat}", cause=cause)
+    except DomainError as error:
+        if error.error_code == "stale_state":
+            return False  # someone else moved first: nothing to do
+        raise
+    return True
+
+
+def game_cpu_move(*, game_id: int, seq: int) -> bool:
+    """A CPU (or the stand-in for an away player) makes its move, if the game is still at ``seq``."""
+    game = Game.objects.filter(pk=game_id, seq=seq, status=Game.Status.ACTIVE).first()
+    if game is None:
+        return False  # stale: the game moved on or ended
+    return _move_for(game, cpu_seats(game), GameEvent.Cause.CPU)
+
+
+def game_turn_expired(*, game_id: int, deadline: datetime) -> int:
+    """The turn timer fired: the CPU moves for every human still awaited. Returns moves made."""
+    moves = 0
+    while True:
+        game = Game.objects.filter(pk=game_id, status=Game.Status.ACTIVE, turn_deadline=deadline).first()
+        if game is None or timezone.now() < deadline:
+            return moves  # stale timer (someone moved, or a new turn began), or not due yet
+        by_cpu = cpu_seats(game)
+        humans = {s.seat for s in game.seats.all()} - by_cpu
+        if not _move_for(game, humans, GameEvent.Cause.TIMER):
+            return moves
+        moves += 1
+        # passing: the deadline stays until every seat has passed, so the loop sees it again
+
+
+def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
+    """Make the moves that lost timers would have made (a crashed worker, a lost message)."""
+    grace = timedelta(seconds=settings.HEARTS_SWEEP_GRACE if grace_seconds is None else grace_seconds)
+    cutoff = timezone.now() - grace
+    moved = 0
+    for game_id, deadline in Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lt=cutoff) \
+            .values_list("pk", "turn_deadline"):
+        moved += game_turn_expired(game_id=game_id, deadline=deadline)
+    for game_id, seq in Game.objects.filter(status=Game.Status.ACTIVE, cpu_due_at__lt=cutoff) \
+            .values_list("pk", "seq"):
+        moved += int(game_cpu_move(game_id=game_id, seq=seq))
+    if moved:
+        log.warning("sweeper made %s overdue move(s)", moved)
+    return moved
