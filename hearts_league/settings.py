@@ -204,6 +204,8 @@ HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tes
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
+# Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
+HEARTS_GAME_FINISHED_HOOKS: list[str] = []
 CELERY_BEAT_SCHEDULE = {
     "sweep-stalled-games": {
         "task": "tournaments.sweep",

@@ -76,6 +76,11 @@ class CeleryScheduler:
         countdown = max(0.0, (deadline - timezone.now()).total_seconds())
         turn_timeout.apply_async(args=[game_id, deadline.isoformat()], countdown=countdown)
 
+    def game_finished(self, game_id: int) -> None:
+        from tournaments.tasks import game_finished
+
+        game_finished.delay(game_id)
+
     def away_check(self, game_id: int, seat: int, since: datetime, delay: float) -> None:
         from tournaments.tasks import vacate_if_still_gone
 
@@ -85,9 +90,12 @@ class CeleryScheduler:
 scheduler = CeleryScheduler()
 
 
-def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None) -> None:
+def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None,
+                  finished: bool = False) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify(game_id, seq)
+    if finished:
+        scheduler.game_finished(game_id)
     if cpu_to_act:
         scheduler.cpu_move(game_id, seq, settings.HEARTS_CPU_DELAY)
     if new_deadline is not None:

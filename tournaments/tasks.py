@@ -1,7 +1,9 @@
 """Celery tasks: thin wrappers that call services (all idempotent, safe to redeliver)."""
 
 from celery import shared_task
+from django.conf import settings
 from django.utils.dateparse import parse_datetime
+from django.utils.module_loading import import_string
 
 from tournaments.services import turns
 
@@ -30,3 +32,13 @@ def vacate_if_still_gone(game_id: int, seat: int, since: str) -> bool:
 def sweep() -> int:
     """Periodic: make the moves of timers lost with a crashed worker."""
     return turns.sweep_stalled_games()
+
+
+@shared_task(name="tournaments.game_finished")
+def game_finished(game_id: int) -> None:
+    """A game ended: run each follow-up in HEARTS_GAME_FINISHED_HOOKS (ratings, tournament rounds).
+
+    Every hook is idempotent per game, so a redelivered task changes nothing.
+    """
+    for path in settings.HEARTS_GAME_FINISHED_HOOKS:
+        import_string(path)(game_id=game_id)

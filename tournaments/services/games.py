@@ -283,7 +283,8 @@ def _append_and_publish(game: Game, events: list[dict], *, cause: str, actor_sea
 def _publish_on_commit(game: Game, plan: TurnPlan) -> None:
     from tournaments import live
 
-    game_id, seq = game.pk, game.seq
-    transaction.on_commit(lambda: live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline))
+    game_id, seq, finished = game.pk, game.seq, game.is_over
+    transaction.on_commit(
+        lambda: live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline, finished=finished))
 
 

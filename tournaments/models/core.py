@@ -1,4 +1,4 @@
-"""Clubs, leagues and players. Games and their event logs live in ``tournaments.games``."""
+"""Clubs, leagues, players, and games with their seats and append-only event logs."""
 
 from django.conf import settings
 from django.db import models
@@ -133,6 +133,8 @@ class GameSeat(models.Model):
     device_token_hash = models.CharField(max_length=64, blank=True)
     away = models.BooleanField(default=False)
     away_since = models.DateTimeField(null=True, blank=True)
+    connections = models.PositiveSmallIntegerField(default=0, help_text="open WebSockets of the player")
+    disconnected_since = models.DateTimeField(null=True, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
