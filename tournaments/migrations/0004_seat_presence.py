@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='gameseat',
             name='connections',
-            field=models.PositiveSmallIntegerField(default=0, help_text='open WebSockets of the seated player'),
+            field=models.PositiveSmallIntegerField(default=0, help_text='open WebSockets of the player'),
         ),
         migrations.AddField(
             model_name='gameseat',
