@@ -40,6 +40,8 @@ class Tally:
     deals: list[dict[str, tuple[int, int]]] = field(default_factory=list)
     moons: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    # plays with a real choice (two or more legal cards): where search spends its time
+    choice_times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     hands: int = 0
 
     def merge(self, other: Tally) -> None:
@@ -48,6 +50,8 @@ class Tally:
             self.moons[k] += v
         for k, v in other.times.items():
             self.times[k].extend(v)
+        for k, v in other.choice_times.items():
+            self.choice_times[k].extend(v)
         self.hands += other.hands
 
 
@@ -89,9 +93,13 @@ def play_hand(game: Game, bots: list[Any], kinds: list[str], tally: Tally) -> li
                 game.pass_cards(s, cmd["cards"])
         elif ph == "playing":
             s = game.to_act[0]
+            view = game.view(s)
             t0 = clock()
-            cmd = bots[s].decide(game.view(s))
-            times[kinds[s]].append(clock() - t0)
+            cmd = bots[s].decide(view)
+            dt = clock() - t0
+            times[kinds[s]].append(dt)
+            if len(view["legal_plays"]) > 1:
+                tally.choice_times[kinds[s]].append(dt)
             game.play(s, cmd["card"])
         elif ph == "moon_choice":
             s = game.to_act[0]
@@ -149,21 +157,27 @@ def percentile(xs: list[float], q: float) -> float:
     return s[i]
 
 
-def report(tally: Tally, seats: list[str], out=sys.stdout) -> dict[str, Any]:
+def report(tally: Tally, seats: list[str], out=None) -> dict[str, Any]:
+    out = out or sys.stdout
     kinds = list(dict.fromkeys(seats))
     summary: dict[str, Any] = {"hands": tally.hands, "deals": len(tally.deals), "bots": {}}
     print(f"{tally.hands} hands ({len(tally.deals)} deals x {len(seats)} rotations)", file=out)
     print(f"{'bot':<12} {'seats':>5} {'pts/hand':>9} {'95% CI':>17} {'moons':>6} "
-          f"{'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}", file=out)
+          f"{'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}   (all decisions | plays with a choice)",
+          file=out)
     for k in kinds:
         xs = [d[k][0] / d[k][1] for d in tally.deals if k in d]
         m, h = mean_ci(xs)
         ts = [t * 1000 for t in tally.times.get(k, [])]
         p50, p95, p99 = (percentile(ts, q) for q in (50, 95, 99))
+        cs = [t * 1000 for t in tally.choice_times.get(k, [])]
+        c50, c95, c99 = (percentile(cs, q) for q in (50, 95, 99))
         summary["bots"][k] = {"mean": m, "ci95": h, "moons": tally.moons.get(k, 0),
-                              "p50_ms": p50, "p95_ms": p95, "p99_ms": p99}
+                              "p50_ms": p50, "p95_ms": p95, "p99_ms": p99,
+                              "choice_p50_ms": c50, "choice_p95_ms": c95, "choice_p99_ms": c99}
         print(f"{k:<12} {seats.count(k):>5} {m:>9.3f} {f'[{m - h:.3f}, {m + h:.3f}]':>17} "
-              f"{tally.moons.get(k, 0):>6} {p50:>8.2f} {p95:>8.2f} {p99:>8.2f}", file=out)
+              f"{tally.moons.get(k, 0):>6} {p50:>8.2f} {p95:>8.2f} {p99:>8.2f}   "
+              f"| {c50:.2f} {c95:.2f} {c99:.2f}", file=out)
     for i, a in enumerate(kinds):
         for b in kinds[i + 1 :]:
             diffs = [d[a][0] / d[a][1] - d[b][0] / d[b][1] for d in tally.deals if a in d and b in d]
