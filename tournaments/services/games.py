@@ -64,8 +64,12 @@ def _parse_rules(rules: dict | None, league: League | None) -> engine.Rules:
 @transaction.atomic
 def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatSpec] | None = None,
                 ranked: bool = False, turn_seconds: int | None = None, league: League | None = None,
-                device_id: str = "") -> Game:
-    """Create a table; it starts as soon as every seat is filled."""
+                device_id: str = "", deals: list | None = None) -> Game:
+    """Create a table; it starts as soon as every seat is filled.
+
+    ``deals``: the hands to deal, in order (as ``engine.Game.new`` takes them), e.g. a
+    tournament round's duplicate deals; later hands are dealt at random.
+    """
     parsed = _parse_rules(rules, league)
     if turn_seconds not in TURN_TIMES:
         raise DomainError("invalid_turn_time", "The turn time is unlimited, 30 or 60 seconds.")
@@ -89,7 +93,7 @@ def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatS
         for seat, player in enumerate(occupants)
     ])
     if all(occupants):
-        _start(game)
+        _start(game, deals=deals)
     return game
 
 
@@ -178,10 +182,13 @@ def _reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
                         cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
 
 
-def _start(game: Game) -> None:
+def _start(game: Game, deals: list | None = None) -> None:
     seats = list(game.seats.select_related("player").order_by("seat"))
-    state = engine.Game.new(engine.Rules.from_dict(game.rules),
-                            players=[s.player.display_name for s in seats])
+    try:
+        state = engine.Game.new(engine.Rules.from_dict(game.rules),
+                                players=[s.player.display_name for s in seats], deals=deals)
+    except ValueError as error:
+        raise DomainError("invalid_deals", f"These deals are not valid: {error}") from None
     game.deal_salt = eventstore.new_deal_salt()
     game.status, game.started_at = Game.Status.ACTIVE, timezone.now()
     first, *rest = [event.to_dict() for event in state.events]
