@@ -1,6 +1,8 @@
 """The tournaments app's models: ``core`` (clubs, players, games, event logs) and
 ``competitions`` (leagues' seasons, tournaments, rounds and tables)."""
 
+from tournaments.models.competitions import Registration, Round, Season, Table, TableResult, Tournament
 from tournaments.models.core import Club, Game, GameEvent, GameSeat, League, Player
 
-__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player"]
+__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player",
+           "Registration", "Round", "Season", "Table", "TableResult", "Tournament"]
