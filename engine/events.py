@@ -23,12 +23,18 @@ from .rules import Rules
 Cards = tuple[Card, ...]
 
 
+_GET = _PARSE.__getitem__
+
+
 def _cards(xs) -> Cards:
-    return tuple(Card.parse(x) for x in xs)
+    try:
+        return tuple(map(_GET, xs))
+    except (KeyError, TypeError):
+        return tuple(Card.parse(x) for x in xs)
 
 
 def _names(cs) -> list[str]:
-    return [NAMES[c] for c in cs]
+    return list(map(NAMES.__getitem__, cs))
 
 
 class Event:

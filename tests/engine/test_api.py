@@ -291,6 +291,29 @@ def test_the_engine_imports_only_the_standard_library():
 def test_bench_runs(capsys):
     from engine import bench
 
-    bench.main(["--hands", "20", "--games", "2"])
+    bench.main(["--hands", "20", "--games", "2", "--rounds", "1"])
     out = capsys.readouterr().out
     assert "hands/s" in out and "plays/s" in out and "events/s" in out
+
+
+def test_replay_of_a_game_waiting_for_the_moon_choice_and_after_it():
+    g = new(SUITED, moon="shooter_chooses")
+    play_hand(g)
+    assert g.phase == "moon_choice"
+    r = Game.replay([e.to_dict() for e in g.events])
+    assert r == g and r.phase == "moon_choice" and r.to_act == (0,)
+    g.choose_moon(0, "subtract_from_self")
+    r.choose_moon(0, "subtract_from_self")
+    assert r == g == Game.replay(g.events)
+
+
+@pytest.mark.parametrize(
+    "module", ["cards", "rules", "core", "events", "game", "redact", "fast", "__init__"]
+)
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module("engine" if module == "__init__" else f"engine.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
