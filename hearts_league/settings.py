@@ -212,3 +212,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("HEARTS_SWEEP_EVERY", default=5.0),
     },
 }
+HEARTS_WS_MAX_FRAME = env.int("HEARTS_WS_MAX_FRAME", default=4096)  # bytes
+HEARTS_WS_RATE = env.float("HEARTS_WS_RATE", default=10.0)  # frames per second per connection...
+HEARTS_WS_BURST = env.int("HEARTS_WS_BURST", default=30)  # ...with bursts of this many
+HEARTS_WS_FLOOD_CLOSE = env.int("HEARTS_WS_FLOOD_CLOSE", default=50)  # refused frames before closing

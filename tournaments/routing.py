@@ -1,3 +1,7 @@
 """WebSocket routes (served by Channels under Daphne)."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from tournaments.consumers import GameConsumer
+
+websocket_urlpatterns = [path("ws/games/<int:game_id>/", GameConsumer.as_asgi())]

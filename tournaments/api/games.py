@@ -19,6 +19,7 @@ from hearts_league.api import DomainError
 from tournaments import eventstore, selectors
 from tournaments.models import Game
 from tournaments.services import games as game_services
+from tournaments.services.tickets import TICKET_SECONDS, ws_ticket_issue
 from tournaments.visibility import viewer_seat, visible_event
 
 # --- serializers ----------------------------------------------------------------------------
@@ -45,13 +46,25 @@ class JoinSerializer(serializers.Serializer):
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
 
 
+class StrictCharField(serializers.CharField):
+    """A string field that refuses numbers instead of turning them into strings."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class CommandSerializer(serializers.Serializer):
+    """A command, the same over REST and WebSocket."""
+
     type = serializers.ChoiceField(choices=["pass", "play", "moon_choice"])
-    card = serializers.CharField(max_length=4, required=False)
-    cards = serializers.ListField(child=serializers.CharField(max_length=4), required=False, max_length=3,
+    card = StrictCharField(max_length=4, required=False, help_text='e.g. "QS", "TH", "2C"')
+    cards = serializers.ListField(child=StrictCharField(max_length=4), required=False, max_length=3,
                                   min_length=0)
     choice = serializers.ChoiceField(choices=["add_to_others", "subtract_from_self"], required=False)
-    command_id = serializers.CharField(max_length=64, required=False, allow_blank=True, default="")
+    command_id = StrictCharField(max_length=64, required=False, allow_blank=True, default="",
+                                 help_text="a client id: a retry with the same id appends nothing")
     expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
 
     def validate(self, attrs):
@@ -223,6 +236,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         seat = viewer_seat(game, request.user)
         return Response({"seq": game.seq, "duplicate": result.duplicate,
                          "events": [visible_event(row, seat, game.is_over) for row in result.events]})
+
+    @extend_schema(request=None, responses={201: inline_serializer("WsTicket", {
+        "ticket": serializers.CharField(), "expires_in": serializers.IntegerField(),
+        "url": serializers.CharField()})})
+    @action(detail=True, methods=["post"], url_path="ws-ticket", permission_classes=[IsAuthenticated])
+    def ws_ticket(self, request, pk=None):
+        """A single-use ticket (valid 60 s) to open this game's WebSocket without a session cookie."""
+        game = self.get_object()
+        ticket = ws_ticket_issue(user_id=request.user.pk, game_id=game.pk)
+        return Response({"ticket": ticket, "expires_in": TICKET_SECONDS,
+                         "url": f"/ws/games/{game.pk}/?ticket={ticket}"}, status=status.HTTP_201_CREATED)
 
     @extend_schema(parameters=[OpenApiParameter("after", OpenApiTypes.INT, description="last seq seen")])
     @action(detail=True, methods=["get"])

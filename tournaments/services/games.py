@@ -43,7 +43,8 @@ def device_token_hash(device_id: str) -> str:
     return hashlib.sha256(device_id.encode()).hexdigest() if device_id else ""
 
 
-def _locked(game_id: int) -> Game:
+def lock_game(game_id: int) -> Game:
+    """The game row, locked for the current transaction (404 ``game_not_found`` if missing)."""
     try:
         return Game.objects.select_for_update().get(pk=game_id)
     except Game.DoesNotExist:
@@ -121,11 +122,11 @@ def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
 @transaction.atomic
 def game_join(*, game_id: int, player: Player, seat: int | None = None, device_id: str = "") -> Game:
     """Take an open seat (or, mid-game, take back your own seat from the same device)."""
-    game = _locked(game_id)
+    game = lock_game(game_id)
     seats = list(game.seats.select_for_update().select_related("player"))
     mine = next((s for s in seats if s.player_id == player.pk), None)
     if game.status == Game.Status.ACTIVE and mine is not None and mine.away:
-        _reclaim(game, mine, device_id)
+        seat_reclaim(game, mine, device_id)
         return game
     if mine is not None:
         raise DomainError("already_seated", f"You already sit at seat {mine.seat}.", status=409)
@@ -155,7 +156,7 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None, device_i
 @transaction.atomic
 def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
     """Leave a table: before the start the seat opens again; during play a CPU takes it."""
-    game = _locked(game_id)
+    game = lock_game(game_id)
     mine = game.seats.select_for_update().filter(player=player).first()
     if mine is None:
         raise DomainError("not_seated", "You do not sit at this table.", status=403)
@@ -165,20 +166,21 @@ def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
     elif game.status == Game.Status.ACTIVE and not mine.away:
         mine.away, mine.away_since = True, timezone.now()
         mine.save(update_fields=["away", "away_since"])
-        _append_and_publish(game, [SeatVacated(seat=mine.seat, reason=reason).to_dict()],
+        append_table_events(game, [SeatVacated(seat=mine.seat, reason=reason).to_dict()],
                             cause=GameEvent.Cause.SYSTEM, actor_seat=mine.seat)
     elif game.status == Game.Status.FINISHED:
         raise DomainError("game_over", "This game is over.", status=409)
     return game
 
 
-def _reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
+def seat_reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
+    """The away player is back on the same device: the seat is theirs again (SeatReclaimed)."""
     if not seat.device_token_hash or device_token_hash(device_id) != seat.device_token_hash:
         raise DomainError("wrong_device", "Your seat can be taken back only from the device you sat down on.",
                           status=403)
     seat.away, seat.away_since = False, None
     seat.save(update_fields=["away", "away_since"])
-    _append_and_publish(game, [SeatReclaimed(seat=seat.seat).to_dict()],
+    append_table_events(game, [SeatReclaimed(seat=seat.seat).to_dict()],
                         cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
 
 
@@ -238,7 +240,7 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
 
 
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
-    game = _locked(game_id)
+    game = lock_game(game_id)
     if seat is None:
         seat_row = game.seats.filter(player=player).first() if player is not None else None
         if seat_row is None:
@@ -277,7 +279,7 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
     return CommandResult(game=game, events=rows)
 
 
-def _append_and_publish(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:
+def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:
     """Append table events (seats changing hands): the card state stays, who plays it changes."""
     state = eventstore.take_engine_game(game)
     eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)

@@ -1,0 +1,229 @@
+"""The live table over WebSockets (WebsocketCommunicator against the real ASGI app)."""
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from hearts_league.asgi import application
+from tests.factories import PlayerFactory
+from tests.tournaments.helpers import next_command, seated_table
+from tournaments.models import Game, GameEvent
+from tournaments.services.tickets import ws_ticket_issue
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+
+async def connect(game, player, after=None, ticket=None, device_id=""):
+    if ticket is None:
+        ticket = await sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=game.pk)
+    query = f"ticket={ticket}" + (f"&after={after}" if after is not None else "")
+    query += f"&device_id={device_id}" if device_id else ""
+    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?{query}",
+                                         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    connected, code = await communicator.connect(timeout=5)
+    return communicator, connected, code
+
+
+async def frames_until(communicator, predicate, timeout=5):
+    """Collect frames until one satisfies ``predicate`` (inclusive)."""
+    frames = []
+    while True:
+        frame = json.loads(await communicator.receive_from(timeout=timeout))
+        frames.append(frame)
+        if predicate(frame):
+            return frames
+
+
+async def drain(communicator, quiet=0.3):
+    """Every frame sent until the connection has been quiet for ``quiet`` seconds."""
+    frames = []
+    while not await communicator.receive_nothing(timeout=quiet):
+        frames.append(json.loads(await communicator.receive_from(timeout=5)))
+    return frames
+
+
+def _view(game_id, seat):
+    from tournaments import eventstore
+
+    return eventstore.read_engine_game(Game.objects.get(pk=game_id), lambda state: state.view(seat))
+
+
+def _hidden_cards_of_others(game_id, seat):
+    """Cards in other seats' hands right now that ``seat`` does not know about."""
+    from tournaments import eventstore
+
+    game = Game.objects.get(pk=game_id)
+    state = eventstore.rebuild_engine_game(game)
+    known = set(state.view(seat)["passed"] or []) if seat is not None else set()
+    return {str(c) for s in range(game.players_count) if s != seat for c in state.hand(s)} - known
+
+
+async def test_four_clients_play_a_whole_game_over_websockets():
+    game, people, _ = await sync_to_async(seated_table)(rules={"end_score": 26})
+    sockets = []
+    for player in people:
+        communicator, connected, _ = await connect(game, player, after=0)
+        assert connected
+        sockets.append(communicator)
+    states = {}
+    for seat, communicator in enumerate(sockets):
+        frames = await frames_until(communicator, lambda f: f["type"] == "state")
+        assert frames[0]["type"] == "hello" and frames[0]["seat"] == seat
+        states[seat] = frames[-1]
+    seen_seq = [states[s]["seq"] for s in range(4)]
+    for _ in range(2000):
+        view = states[0]["state"]
+        if view["phase"] == "game_over":
+            break
+        seat = view["to_act"][0]
+        await sockets[seat].send_to(text_data=json.dumps({**next_command(states[seat]["state"]),
+                                                          "command_id": f"{seat}-{seen_seq[seat]}"}))
+        for s, communicator in enumerate(sockets):
+            frames = await frames_until(communicator, lambda f: f["type"] == "state")
+            events = [f for f in frames if f["type"] == "event"]
+            assert [f["seq"] for f in events] == list(range(seen_seq[s] + 1, seen_seq[s] + 1 + len(events)))
+            seen_seq[s] = frames[-1]["seq"]
+            states[s] = frames[-1]
+    assert states[0]["state"]["phase"] == "game_over"
+    game = await sync_to_async(Game.objects.get)(pk=game.pk)
+    assert game.status == Game.Status.FINISHED and seen_seq == [game.seq] * 4
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events():
+    game, people, clients = await sync_to_async(seated_table)()
+    first, _, _ = await connect(game, people[0], after=0)
+    frames = await frames_until(first, lambda f: f["type"] == "state")
+    last_seen = frames[-1]["seq"]
+    await first.disconnect()
+
+    def others_pass():
+        for seat in (1, 2, 3):
+            view = clients[seat].get(f"/api/games/{game.pk}/").json()["state"]
+            clients[seat].post(f"/api/games/{game.pk}/commands/", next_command(view), format="json")
+
+    await sync_to_async(others_pass)()
+    again, _, _ = await connect(game, people[0], after=last_seen)
+    frames = await frames_until(again, lambda f: f["type"] == "state")
+    events = [f["seq"] for f in frames if f["type"] == "event"]
+    stored = await sync_to_async(lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen)
+                                              .values_list("seq", flat=True)))()
+    assert events == stored and len(events) == 3
+    await again.send_to(text_data=json.dumps({"type": "resume", "after": last_seen + 1}))
+    resent = await frames_until(again, lambda f: f["type"] == "state")
+    assert [f["seq"] for f in resent if f["type"] == "event"] == stored[1:]
+    await again.disconnect()
+
+
+async def test_players_and_spectators_only_receive_what_they_may_see():
+    game, people, _ = await sync_to_async(seated_table)()
+    spectator = await sync_to_async(PlayerFactory)()
+    viewers = [*people, spectator]
+    sockets = [(await connect(game, p, after=0))[0] for p in viewers]
+    for _ in range(8):  # passing, then the first tricks
+        received = []
+        for communicator in sockets:
+            received.append(await drain(communicator, quiet=0.2))
+        for index, frames in enumerate(received):
+            seat = index if index < 4 else None
+            hidden = await sync_to_async(_hidden_cards_of_others)(game.pk, seat)
+            current = json.dumps([f for f in frames if f["type"] == "state"][-1:])
+            leaked = {card for card in hidden if f'"{card}"' in current}
+            assert not leaked, f"viewer {seat} was shown {leaked}"
+            for frame in frames:
+                if frame["type"] == "event" and frame["event"]["type"] == "HandDealt":
+                    hands = frame["event"]["payload"]["hands"]
+                    assert [h is not None for h in hands] == [s == seat for s in range(4)]
+        seat_to_act = (await sync_to_async(_view)(game.pk, None))["to_act"][0]
+        own = await sync_to_async(_view)(game.pk, seat_to_act)
+        await sockets[seat_to_act].send_to(text_data=json.dumps(next_command(own)))
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
+    game, people, _ = await sync_to_async(seated_table)(rules={"passing": "off"})
+    sockets = [(await connect(game, p, after=0))[0] for p in people]
+    frames = await frames_until(sockets[0], lambda f: f["type"] == "state")
+    leader = frames[-1]["state"]["to_act"][0]
+    other = (leader + 1) % 4
+    seq = frames[-1]["seq"]
+    await sockets[other].send_to(text_data=json.dumps({"type": "play", "card": "2C", "command_id": "x1"}))
+    replies = await frames_until(sockets[other], lambda f: f["type"] == "error")
+    assert replies[-1]["code"] in {"not_your_turn", "card_not_in_hand"}
+    assert replies[-1]["command_id"] == "x1"
+    assert await sync_to_async(lambda: Game.objects.get(pk=game.pk).seq)() == seq
+    await sockets[leader].send_to(text_data=json.dumps({"type": "play", "card": "2C", "expected_seq": 1}))
+    stale = await frames_until(sockets[leader], lambda f: f["type"] == "error")
+    assert stale[-1]["code"] == "stale_state"
+    for communicator in sockets:
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize("raw, code", [
+    ("not json", "invalid_json"),
+    ("[1, 2]", "invalid_frame"),
+    (json.dumps({"type": "dance"}), "unknown_frame_type"),
+    (json.dumps({"type": "play", "card": 7}), "invalid"),
+    (json.dumps({"type": "pass", "cards": "QS"}), "invalid"),
+    (json.dumps({"type": "resume", "after": "ten"}), "invalid"),
+    (json.dumps({"type": "play", "card": "QS", "pad": "x" * 5000}), "frame_too_large"),
+])
+async def test_malformed_frames_get_an_error_frame(raw, code):
+    game, people, _ = await sync_to_async(seated_table)()
+    communicator, _, _ = await connect(game, people[0])
+    await frames_until(communicator, lambda f: f["type"] == "hello")
+    await communicator.send_to(text_data=raw)
+    frames = await frames_until(communicator, lambda f: f["type"] == "error")
+    assert frames[-1]["code"] == code
+    await communicator.send_to(text_data=json.dumps({"type": "ping"}))
+    assert (await frames_until(communicator, lambda f: f["type"] == "pong"))[-1]["type"] == "pong"
+    await communicator.disconnect()
+
+
+async def test_a_flood_is_rate_limited_then_closed(settings):
+    settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST, settings.HEARTS_WS_FLOOD_CLOSE = 1.0, 5, 10
+    game, people, _ = await sync_to_async(seated_table)()
+    communicator, _, _ = await connect(game, people[0])
+    await frames_until(communicator, lambda f: f["type"] == "hello")
+    for _ in range(40):
+        await communicator.send_to(text_data=json.dumps({"type": "ping"}))
+    codes = []
+    while True:
+        output = await communicator.receive_output(timeout=5)
+        if output["type"] == "websocket.close":
+            assert output["code"] == 4429
+            break
+        frame = json.loads(output["text"])
+        codes.append(frame.get("code"))
+    assert "rate_limited" in codes
+
+
+async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_single_use():
+    game, people, _ = await sync_to_async(seated_table)()
+    _, connected, code = await connect(game, people[0], ticket="forged")
+    assert not connected and code == 4401
+    ticket = await sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
+    first, connected, _ = await connect(game, people[0], ticket=ticket)
+    assert connected
+    _, connected, code = await connect(game, people[0], ticket=ticket)
+    assert not connected and code == 4401
+    await first.disconnect()
+
+
+async def test_a_ticket_from_the_rest_api_opens_the_socket_as_a_spectator():
+    game, _, _ = await sync_to_async(seated_table)()
+    watcher = await sync_to_async(PlayerFactory)()
+    from tests.tournaments.helpers import client_for
+
+    body = await sync_to_async(lambda: client_for(watcher).post(f"/api/games/{game.pk}/ws-ticket/").json())()
+    communicator, connected, _ = await connect(game, watcher, ticket=body["ticket"], after=0)
+    assert connected
+    frames = await frames_until(communicator, lambda f: f["type"] == "state")
+    assert frames[0]["seat"] is None and frames[-1]["state"]["hand"] is None
+    await communicator.send_to(text_data=json.dumps({"type": "play", "card": "2C"}))
+    assert (await frames_until(communicator, lambda f: f["type"] == "error"))[-1]["code"] == "not_seated"
+    await communicator.disconnect()
