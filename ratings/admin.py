@@ -1,0 +1,42 @@
+"""Read-only admin pages: ratings are derived data (``rebuild_ratings`` recomputes them)."""
+
+from django.contrib import admin
+
+from ratings.models import QueueEntry, Rating, RatingHistory
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ["player", "league", "mu", "sigma", "conservative", "games", "provisional",
+                    "last_played_at", "model_name"]
+    list_filter = ["provisional", "league", "model_name"]
+    search_fields = ["player__display_name", "player__user__username"]
+    list_select_related = ["player", "league"]
+
+
+@admin.register(RatingHistory)
+class RatingHistoryAdmin(ReadOnlyAdmin):
+    list_display = ["played_at", "game", "player", "league", "place", "total", "mu_before", "mu_after",
+                    "sigma_after"]
+    list_filter = ["league"]
+    search_fields = ["player__display_name", "game__id"]
+    list_select_related = ["player", "league", "game"]
+
+
+@admin.register(QueueEntry)
+class QueueEntryAdmin(ReadOnlyAdmin):
+    list_display = ["player", "table_size", "preset", "mu", "status", "joined_at", "matched_at", "game"]
+    list_filter = ["status", "table_size", "preset"]
+    search_fields = ["player__display_name"]
+    list_select_related = ["player", "game"]

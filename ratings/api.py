@@ -1,0 +1,203 @@
+"""The ratings API: leaderboards, a player's ratings and games, the ranked queue. Thin: parse,
+call a selector or service, serialize."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from hearts_league.api import DomainError
+from ratings import selectors
+from ratings.services import matchmaking
+from tournaments.api.games import GameSerializer
+from tournaments.models import League, Player
+from tournaments.selectors import games_list
+
+# --- serializers ----------------------------------------------------------------------------
+
+
+class RatingSerializer(serializers.Serializer):
+    league = serializers.IntegerField(source="league_id", allow_null=True, help_text="null: the global pool")
+    league_name = serializers.CharField(source="league.name", default=None, allow_null=True)
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    conservative = serializers.FloatField(help_text="mu - 3 sigma: the leaderboard order")
+    games = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    last_played_at = serializers.DateTimeField(allow_null=True)
+    model = serializers.CharField(source="model_name")
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True, default=None, help_text="null for provisional players")
+    player_id = serializers.IntegerField()
+    name = serializers.CharField(source="player.display_name")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    conservative = serializers.FloatField()
+    games = serializers.IntegerField()
+    last_played_at = serializers.DateTimeField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    league = serializers.IntegerField(source="league_id", allow_null=True)
+    model = serializers.CharField(source="model_name")
+    min_games = serializers.IntegerField()
+    active_days = serializers.IntegerField()
+    ranked = LeaderboardRowSerializer(many=True)
+    provisional = LeaderboardRowSerializer(many=True, help_text="too few games or too uncertain, not ranked")
+
+
+class RatingHistorySerializer(serializers.Serializer):
+    game = serializers.IntegerField(source="game_id")
+    league = serializers.IntegerField(source="league_id", allow_null=True)
+    seat = serializers.IntegerField()
+    total = serializers.IntegerField()
+    place = serializers.IntegerField()
+    rated_players = serializers.IntegerField()
+    mu_before = serializers.FloatField()
+    sigma_before = serializers.FloatField()
+    mu_after = serializers.FloatField()
+    sigma_after = serializers.FloatField()
+    played_at = serializers.DateTimeField()
+
+
+class QueueJoinSerializer(serializers.Serializer):
+    table_size = serializers.ChoiceField(choices=matchmaking.TABLE_SIZES, default=4)
+    preset = serializers.ChoiceField(choices=list(matchmaking.PRESETS), default="standard",
+                                     help_text="standard; short (ends at 50); omnibus (J♦ scores -10)")
+
+
+class QueueStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["not_queued", "waiting", "matched", "left"])
+    table_size = serializers.IntegerField(required=False)
+    preset = serializers.CharField(required=False)
+    mu = serializers.FloatField(required=False, help_text="your global rating when you joined")
+    joined_at = serializers.DateTimeField(required=False)
+    waited_seconds = serializers.FloatField(required=False)
+    window = serializers.FloatField(required=False, help_text="rating distance you accept now")
+    game = serializers.IntegerField(required=False, allow_null=True,
+                                    help_text="your ranked game once matched")
+    matched_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+def _queue_status(entry) -> dict:
+    if entry is None:
+        return {"status": "not_queued"}
+    waited = ((entry.matched_at or entry.left_at or timezone.now()) - entry.joined_at).total_seconds()
+    return {"status": entry.status, "table_size": entry.table_size, "preset": entry.preset, "mu": entry.mu,
+            "joined_at": entry.joined_at, "waited_seconds": round(waited, 3),
+            "window": matchmaking.match_window(waited_seconds=waited), "game": entry.game_id,
+            "matched_at": entry.matched_at}
+
+
+def _requester(request) -> Player:
+    player = getattr(request.user, "player", None)
+    if player is None:
+        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
+    return player
+
+
+def _limit(request) -> int:
+    raw = request.query_params.get("limit") or "100"
+    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
+        raise DomainError("invalid_parameter", "'limit' must be a whole number from 1 to 1000.")
+    return int(raw)
+
+
+# --- views ----------------------------------------------------------------------------------
+
+LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, description="rows in each list (1-1000, default 100)")
+
+
+class GlobalLeaderboardView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[LIMIT], responses={200: LeaderboardSerializer})
+    def get(self, request):
+        """The global pool: established players by mu - 3 sigma; provisional players apart."""
+        board = selectors.leaderboard(league_id=None, limit=_limit(request))
+        return Response(LeaderboardSerializer(board).data)
+
+
+class LeagueLeaderboardView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[LIMIT], responses={200: LeaderboardSerializer})
+    def get(self, request, league_id: int):
+        """A league's pool: established players by mu - 3 sigma; provisional players apart."""
+        league = get_object_or_404(League, pk=league_id)
+        board = selectors.leaderboard(league_id=league.pk, limit=_limit(request))
+        return Response(LeaderboardSerializer(board).data)
+
+
+@extend_schema(parameters=[
+    OpenApiParameter("league", OpenApiTypes.INT, description="history in this league's pool only"),
+    OpenApiParameter("pool", OpenApiTypes.STR, enum=["global"],
+                     description="history in the global pool only"),
+])
+class PlayerRatingsView(generics.ListAPIView):
+    """A player's rating in every pool (``ratings``) and their rated games, newest first (``results``)."""
+
+    permission_classes = [AllowAny]
+    serializer_class = RatingHistorySerializer
+
+    def get_queryset(self):
+        params = self.request.query_params
+        league = params.get("league")
+        if league not in (None, "") and not league.isdigit():
+            raise DomainError("invalid_parameter", "'league' must be a league id.")
+        return selectors.player_rating_history(
+            player_id=self.player.pk, league_id=int(league) if league else None,
+            global_only=params.get("pool") == "global")
+
+    def list(self, request, *args, **kwargs):
+        self.player = get_object_or_404(Player, pk=kwargs["player_id"])
+        response = super().list(request, *args, **kwargs)
+        response.data["player"] = self.player.pk
+        response.data["ratings"] = RatingSerializer(selectors.player_ratings(player_id=self.player.pk),
+                                                    many=True).data
+        return response
+
+
+class PlayerGamesView(generics.ListAPIView):
+    """A player's games, newest first."""
+
+    permission_classes = [AllowAny]
+    serializer_class = GameSerializer
+
+    def get_queryset(self):
+        player = get_object_or_404(Player, pk=self.kwargs["player_id"])
+        return games_list(player_id=player.pk)
+
+
+class RankedQueueView(APIView):
+    """The ranked queue: join it, see whether you have been matched (and to which game), leave it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: QueueStatusSerializer})
+    def get(self, request):
+        """Your queue status; once matched, ``game`` is your ranked game."""
+        entry = selectors.queue_entry_current(player_id=_requester(request).pk)
+        return Response(QueueStatusSerializer(_queue_status(entry)).data)
+
+    @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer})
+    def post(self, request):
+        """Wait for a ranked table of this size and rules preset (registered accounts only)."""
+        data = QueueJoinSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        entry = matchmaking.ranked_queue_join(player=_requester(request), **data.validated_data)
+        return Response(QueueStatusSerializer(_queue_status(entry)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: QueueStatusSerializer})
+    def delete(self, request):
+        """Leave the queue (too late once matched)."""
+        entry = matchmaking.ranked_queue_leave(player=_requester(request))
+        return Response(QueueStatusSerializer(_queue_status(entry)).data)

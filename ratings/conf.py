@@ -1,0 +1,28 @@
+"""The ratings app's knobs: each is a Django setting of the same name, or this default.
+
+Rating units are the pool model's (``elo``: a new player is 1500 ± 350).
+"""
+
+from django.conf import settings
+
+DEFAULTS = {
+    # The model a new pool starts with; an existing pool keeps the model stored with its ratings
+    # (``rebuild_ratings --model`` switches a pool).
+    "RATINGS_MODEL": "elo",
+    "RATINGS_MODEL_PARAMS": {},
+    # Provisional: fewer games than this, or sigma above this share of the model's initial sigma.
+    "RATINGS_PROVISIONAL_GAMES": 10,
+    "RATINGS_PROVISIONAL_SIGMA_SHARE": 0.35,
+    # Leaderboards list players with at least this many games who played in the last N days.
+    "RATINGS_LEADERBOARD_MIN_GAMES": 3,
+    "RATINGS_LEADERBOARD_ACTIVE_DAYS": 90,
+    # Ranked matchmaking: players are seated together when their ratings (mu) are within the
+    # window of every one of them; a player's window grows the longer they wait.
+    "RATINGS_MATCH_BASE_WINDOW": 100.0,
+    "RATINGS_MATCH_WINDOW_PER_SECOND": 5.0,
+    "RATINGS_MATCH_MAX_WINDOW": 1000.0,
+}
+
+
+def setting(name: str):
+    return getattr(settings, name, DEFAULTS[name])
