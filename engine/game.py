@@ -167,7 +167,8 @@ class Game:
             item = items[i]
             try:
                 if type(item) is dict and item.get("type") == "CardPlayed" \
-                        and item.get("v") == 1 and item.get("card") in _PARSE:
+                        and item.get("v") == 1 and type(item.get("card")) is str \
+                        and item["card"] in _PARSE:
                     # hot path: the produced CardPlayed is built from these very fields
                     out = play(item["seat"], _PARSE[item["card"]])
                     j = 1
@@ -313,7 +314,7 @@ class Game:
         st = self._state
         if self.phase != PLAYING:
             raise IllegalMove("wrong_phase", self._phase_message("play a card"))
-        if seat != st.turn:  # type: ignore[union-attr]
+        if seat != st.turn or type(seat) is not int:  # type: ignore[union-attr]
             seat = self._check_seat(seat)
             raise IllegalMove(
                 "not_your_turn", f"It is not your turn: {self.players[st.turn]} plays next."  # type: ignore[union-attr]

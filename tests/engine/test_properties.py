@@ -14,7 +14,7 @@ from engine.fast import from_view
 from tests.engine import oracle
 
 SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 CARD_NAMES = set(NAMES)
 REMOVABLE = [c for c in NAMES if c[1] in "CDS" and c not in ("QS", "KS", "AS", "JD")]
