@@ -198,13 +198,13 @@ class Knowledge:
         return not self.allowed[seat] & SUIT_MASKS[suit]
 
     # ------------------------------------------------------------------ sampling
-    def deal(self, rng: random.Random) -> tuple[list[int], int]:
-        """One placement of the unseen cards: (every seat's hand, the kitty).
-
-        Respects hand counts, voids and known cards.  Cards with the fewest possible
-        holders are placed first, each to a holder chosen with probability proportional
-        to its free places; after a few dead ends the voids are relaxed (never the counts).
-        """
+    def _plan(self) -> tuple[list[int], list[int], int, list[list[int]], list[int]]:
+        """Computed once per view: free places per seat, seats with free places, kitty
+        places, the constrained cards grouped by who may hold them (fewest holders
+        first), and the cards anybody may hold."""
+        plan = self.__dict__.get("_plan_cache")
+        if plan is not None:
+            return plan
         n = self.n
         caps = [self.counts[s] - self.known[s].bit_count() for s in range(n)]
         caps[self.seat] = 0
@@ -218,44 +218,144 @@ class Knowledge:
         if sum(c for c in caps if c > 0) + kcap != len(cards) or min(caps) < 0:
             raise ValueError("the view's hand counts do not match the cards unseen")
         holders = [s for s in range(n) if caps[s] > 0]
+        groups: dict[tuple[int, ...], list[int]] = {}
+        free: list[int] = []
+        full = tuple(holders)
+        for c in cards:
+            elig = tuple(s for s in holders if self.allowed[s] >> c & 1)
+            if elig == full:
+                free.append(c)
+            else:
+                groups.setdefault(elig, []).append(c)
+        constrained = [groups[k] for k in sorted(groups, key=len)]
+        plan = (caps, holders, kcap, constrained, free)
+        self.__dict__["_plan_cache"] = plan
+        return plan
+
+    def deal(self, rng: random.Random) -> tuple[list[int], int]:
+        """One placement of the unseen cards: (every seat's hand, the kitty).
+
+        Respects hand counts, voids and known cards.  Cards that only some seats may
+        hold are placed first, each to a holder chosen with probability proportional
+        to its free places; the rest are shuffled into the places left (uniformly).
+        When that runs into a dead end (tight voids), a feasible placement found by
+        matching is randomised with card swaps that keep every constraint.
+        """
+        caps, holders, kcap, constrained, free = self._plan()
+        n = self.n
         allowed = self.allowed
-        # constrained cards first
-        nopt = {c: sum(1 for s in holders if allowed[s] >> c & 1) for c in cards}
-        for attempt in range(12):
-            rng.shuffle(cards)
-            order = sorted(cards, key=nopt.__getitem__) if attempt < 10 else cards
-            relax = attempt >= 10
+        shuffle, rnd = rng.shuffle, rng.random
+        for _attempt in range(4 if constrained else 1):
             cap = caps.copy()
             kc = kcap
             hands = [0] * n
             kitty = 0
             ok = True
-            for c in order:
-                b = 1 << c
-                tot = kc
-                elig = []
-                for s in holders:
-                    if cap[s] and (relax or allowed[s] & b):
-                        elig.append(s)
-                        tot += cap[s]
-                if tot == 0:
-                    ok = False
-                    break
-                r = rng.random() * tot
-                chosen = -1
-                for s in elig:
-                    r -= cap[s]
-                    if r < 0:
-                        chosen = s
+            for group in constrained:
+                for c in group:
+                    b = 1 << c
+                    tot = kc
+                    elig = []
+                    for s in holders:
+                        if cap[s] and allowed[s] & b:
+                            elig.append(s)
+                            tot += cap[s]
+                    if tot == 0:
+                        ok = False
                         break
-                if chosen < 0:
-                    kitty |= b
-                    kc -= 1
-                else:
-                    hands[chosen] |= b
-                    cap[chosen] -= 1
-            if ok:
-                for s in range(n):
-                    hands[s] |= self.known[s]
-                return hands, kitty
-        raise ValueError("no deal fits the view")  # pragma: no cover - relax always fits
+                    r = rnd() * tot
+                    chosen = -1
+                    for s in elig:
+                        r -= cap[s]
+                        if r < 0:
+                            chosen = s
+                            break
+                    if chosen < 0:
+                        kitty |= b
+                        kc -= 1
+                    else:
+                        hands[chosen] |= b
+                        cap[chosen] -= 1
+                if not ok:
+                    break
+            if not ok:
+                continue
+            rest = free.copy()
+            shuffle(rest)
+            i = 0
+            for s in holders:
+                k = cap[s]
+                h = 0
+                for c in rest[i : i + k]:
+                    h |= 1 << c
+                hands[s] |= h
+                i += k
+            for c in rest[i:]:
+                kitty |= 1 << c
+            for s in range(n):
+                hands[s] |= self.known[s]
+            return hands, kitty
+        return self._deal_by_swaps(rng)
+
+    def _deal_by_swaps(self, rng: random.Random) -> tuple[list[int], int]:
+        caps, holders, kcap, constrained, free = self._plan()
+        n = self.n
+        kit = n  # the kitty as one more holder, without constraints
+        allowed = [*self.allowed, -1]
+        cap = [*caps, kcap]
+        places = [*holders, kit] if kcap else list(holders)
+        base = self.__dict__.get("_feasible")
+        if base is None:
+            base = self.__dict__["_feasible"] = _match(
+                [c for g in constrained for c in g] + free, places, cap, allowed, rng
+            )
+        where = dict(base)
+        cards = list(where)
+        k = len(cards)
+        rnd = rng.random
+        for _ in range(6 * k):
+            a = cards[int(rnd() * k)]
+            b = cards[int(rnd() * k)]
+            sa, sb = where[a], where[b]
+            if sa != sb and allowed[sb] >> a & 1 and allowed[sa] >> b & 1:
+                where[a], where[b] = sb, sa
+        hands = [0] * (n + 1)
+        for c, s in where.items():
+            hands[s] |= 1 << c
+        for s in range(n):
+            hands[s] |= self.known[s]
+        return hands[:n], hands[n]
+
+
+def _match(cards: list[int], places: list[int], cap: list[int], allowed: list[int],
+           rng: random.Random) -> dict[int, int]:
+    """A placement of ``cards`` into ``places`` within capacities and ``allowed``
+    (augmenting paths); voids are dropped if the constraints admit none."""
+    load = {p: 0 for p in places}
+    owner: dict[int, int] = {}
+    held: dict[int, list[int]] = {p: [] for p in places}
+
+    def place(c: int, seen: set[int], strict: bool) -> bool:
+        opts = [p for p in places if not strict or allowed[p] >> c & 1]
+        rng.shuffle(opts)
+        for p in opts:
+            if p in seen:
+                continue
+            seen.add(p)
+            if load[p] < cap[p]:
+                owner[c] = p
+                held[p].append(c)
+                load[p] += 1
+                return True
+            for c2 in list(held[p]):
+                if place(c2, seen, strict):
+                    held[p].remove(c2)
+                    owner[c] = p
+                    held[p].append(c)
+                    return True
+        return False
+
+    for c in cards:
+        if not place(c, set(), True) and not place(c, set(), False):  # pragma: no cover
+            raise ValueError("no deal fits the view")
+    return owner

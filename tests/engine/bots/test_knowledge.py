@@ -18,7 +18,7 @@ def test_inferences_hold_for_the_real_deal_and_samples_fit_them(spec):
     r = rules(spec)
     n = r.players
     rng = random.Random(3)
-    for seed in range(4):
+    for seed in range(8):
         g = Game.new(r, seed=seed)
         walker = [bots.make("rule" if s % 2 else "random", seed=s) for s in range(n)]
         while g.phase != "game_over" and len(g.hand_scores) < 1:
