@@ -44,3 +44,53 @@ class CpuPlayerFactory(PlayerFactory):
     user = None
     bot_kind = Player.BotKind.RULE
     display_name = factory.Sequence(lambda n: f"CPU {n}")
+
+
+class GameFactory(factory.django.DjangoModelFactory):
+    """A game row (no event log): ratings tests build finished ranked games this way."""
+
+    class Meta:
+        model = "tournaments.Game"
+
+    rules = factory.LazyFunction(lambda: {"players": 4})
+    ranked = True
+    status = "finished"
+
+
+class GameSeatFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.GameSeat"
+
+    game = factory.SubFactory(GameFactory)
+    seat = factory.Sequence(lambda n: n % 4)
+    player = factory.SubFactory(PlayerFactory)
+
+
+def _elo_params():
+    from ratings.rating import make_model
+
+    return make_model("elo").params
+
+
+def _now():
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+class RatingFactory(factory.django.DjangoModelFactory):
+    """A global-pool rating (pass ``league=`` for a league's) with the default model."""
+
+    class Meta:
+        model = "ratings.Rating"
+
+    player = factory.SubFactory(PlayerFactory)
+    league = None
+    model_name = "elo"
+    model_params = factory.LazyFunction(lambda: _elo_params())
+    mu = 1500.0
+    sigma = 100.0
+    conservative = factory.LazyAttribute(lambda r: r.mu - 3 * r.sigma)
+    games = 20
+    provisional = False
+    last_played_at = factory.LazyFunction(lambda: _now())
