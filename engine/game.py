@@ -56,6 +56,9 @@ GAME_OVER = "game_over"
 
 PASS_OFFSETS = {"left": 1, "right": -1, "across": 2, "none": 0}
 
+# Events are immutable values: the 5 x 52 possible CardPlayed events are made once.
+_CARD_PLAYED = tuple(tuple(CardPlayed(s, c) for c in CARDS) for s in range(5))
+
 
 class IllegalMove(ValueError):
     """A command the rules refuse.  ``code`` is stable; the message is for the player."""
@@ -333,7 +336,7 @@ class Game:
         kitty = st.kitty  # type: ignore[union-attr]
         tmask = st.trick_mask | bit  # type: ignore[union-attr]
         w = st.push(card)  # type: ignore[union-attr]
-        ev = CardPlayed(seat, card)
+        ev = _CARD_PLAYED[seat][card]
         if w < 0:
             self.events.append(ev)
             return [ev]
