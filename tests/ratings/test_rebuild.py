@@ -1,0 +1,93 @@
+"""``rebuild_ratings`` recomputes exactly what the games stored one by one."""
+
+import random
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ratings.models import Rating, RatingHistory
+from ratings.services import rating_record_game
+from tests.factories import CpuPlayerFactory, LeagueFactory, PlayerFactory
+from tests.ratings.helpers import T0, finished_game, ratings_snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def play_a_season(seed=8, games=60):
+    """Games of every kind in finishing order, each rated by the hook as it ends."""
+    rng = random.Random(seed)
+    people = PlayerFactory.create_batch(10)
+    cpu = CpuPlayerFactory()
+    leagues = [LeagueFactory(rate_games_with_cpus=True), LeagueFactory(rate_games_with_cpus=False)]
+    when = T0
+    played = []
+    for _ in range(games):
+        size = rng.choice([3, 4, 5])
+        seated = rng.sample(people, size)
+        if rng.random() < 0.2:
+            seated[rng.randrange(size)] = cpu
+        totals = [rng.choice([rng.randrange(0, 130), 50]) for _ in seated]  # 50s make ties
+        when += timedelta(hours=rng.choice([1, 5, 30, 24 * 20]))
+        game = finished_game(seated, totals, league=rng.choice([None, *leagues]), ranked=rng.random() < 0.9,
+                             finished_at=when, away={0} if rng.random() < 0.2 else ())
+        rating_record_game(game_id=game.pk)
+        played.append(game)
+    return people, leagues, played
+
+
+def test_a_rebuild_reproduces_the_stored_ratings_exactly():
+    _, leagues, _ = play_a_season()
+    stored = ratings_snapshot()
+    assert len(stored[0]) > 20 and len(stored[1]) > 150
+    assert {row[1] for row in stored[0]} == {None, *(league.pk for league in leagues)}
+
+    call_command("rebuild_ratings", stdout=StringIO())
+
+    assert ratings_snapshot() == stored
+
+
+def test_rebuilding_one_league_leaves_the_other_pools_alone():
+    _, leagues, _ = play_a_season(seed=9, games=30)
+    stored = ratings_snapshot()
+    other_pools = Rating.objects.exclude(league=leagues[0]).order_by("pk")
+    others = list(other_pools.values_list("pk", flat=True))
+
+    call_command("rebuild_ratings", "--league", str(leagues[0].pk), stdout=StringIO())
+
+    assert ratings_snapshot() == stored
+    assert list(other_pools.values_list("pk", flat=True)) == others
+
+
+def test_a_game_rated_late_rebuilds_its_pool_so_the_values_stay_those_of_a_rebuild():
+    people = PlayerFactory.create_batch(5)
+    early = finished_game(people[:4], [10, 20, 30, 40], finished_at=T0)
+    later = finished_game(people[1:], [40, 30, 20, 10], finished_at=T0 + timedelta(hours=1))
+    rating_record_game(game_id=later.pk)
+    rating_record_game(game_id=early.pk)  # its task arrived second
+
+    stored = ratings_snapshot()
+    call_command("rebuild_ratings", stdout=StringIO())
+    assert ratings_snapshot() == stored
+    assert RatingHistory.objects.filter(player=people[1]).count() == 2
+
+
+def test_a_rebuild_can_switch_a_pool_to_another_model_which_later_games_then_use():
+    people = PlayerFactory.create_batch(4)
+    rating_record_game(game_id=finished_game(people, [10, 20, 30, 40]).pk)
+
+    call_command("rebuild_ratings", "--model", "bt-full", stdout=StringIO())
+    assert set(Rating.objects.values_list("model_name", flat=True)) == {"bt-full"}
+    assert Rating.objects.get(player=people[0]).mu > 25.0
+
+    rating_record_game(game_id=finished_game(people, [40, 30, 20, 10], finished_at=T0 + timedelta(days=1)).pk)
+    assert set(Rating.objects.values_list("model_name", flat=True)) == {"bt-full"}
+    stored = ratings_snapshot()
+    call_command("rebuild_ratings", stdout=StringIO())  # keeps the stored model
+    assert ratings_snapshot() == stored
+
+
+def test_the_command_refuses_an_unknown_league():
+    with pytest.raises(CommandError):
+        call_command("rebuild_ratings", "--league", "999999")
