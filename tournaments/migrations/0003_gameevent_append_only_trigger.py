@@ -6,8 +6,9 @@ from django.db import migrations
 CREATE = """
 CREATE OR REPLACE FUNCTION tournaments_gameevent_append_only() RETURNS trigger AS $$
 BEGIN
-    RAISE EXCEPTION 'game events are append-only (% refused)', TG_OP
-        USING ERRCODE = 'insufficient_privilege';
+    RAISE EXCEPTION USING
+        MESSAGE = 'game events are append-only: ' || TG_OP || ' refused',
+        ERRCODE = 'insufficient_privilege';
 END;
 $$ LANGUAGE plpgsql;
 CREATE TRIGGER tournaments_gameevent_append_only

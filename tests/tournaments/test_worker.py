@@ -1,0 +1,131 @@
+"""Timing behaviour with a real Celery worker process against Redis and PostgreSQL (CI)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+
+from tests.conftest import REDIS_URL
+from tests.factories import PlayerFactory
+from tournaments.models import Game, GameEvent, GameSeat
+from tournaments.services import presence
+from tournaments.services.games import SeatSpec, game_create, game_execute_command
+
+ROOT = Path(__file__).resolve().parents[2]
+USING_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
+
+pytestmark = [
+    pytest.mark.skipif(not (REDIS_URL and USING_POSTGRES),
+                       reason="needs Redis and PostgreSQL shared with a worker process: set REDIS_URL and "
+                              "DATABASE_URL=postgres://... (CI does)"),
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.worker,
+]
+
+WORKER_ENV = {"HEARTS_CPU_DELAY": "0.02", "HEARTS_TURN_TIME_SCALE": "0.05", "HEARTS_AWAY_GRACE": "1"}
+
+
+def _database_url() -> str:
+    db = django_settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def start_worker(extra_env=None) -> subprocess.Popen:
+    env = {**os.environ, **WORKER_ENV, "DATABASE_URL": _database_url(), **(extra_env or {})}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2",
+         "-Q", django_settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel=WARNING", "--without-heartbeat",
+         "--without-mingle", "--without-gossip"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return worker
+
+
+@pytest.fixture
+def worker(settings):
+    for key, value in WORKER_ENV.items():
+        setattr(settings, key, float(value))
+    from hearts_league.celery import app
+
+    app.control.purge()
+    process = start_worker()
+    time.sleep(2.5)  # let it connect before the first task is due
+    yield process
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def wait_for(predicate, timeout=60.0, every=0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("timed out waiting")
+
+
+def _humans(n):
+    people = [PlayerFactory() for _ in range(n)]
+    return people, [SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]]
+
+
+def test_a_table_of_four_cpus_plays_itself_to_the_end(worker):
+    game = game_create(creator=PlayerFactory(), rules={"end_score": 26},
+                       seats=[SeatSpec("cpu", bot="rule")] * 4)
+    wait_for(lambda: Game.objects.get(pk=game.pk).status == Game.Status.FINISHED, timeout=120)
+    from tournaments.eventstore import audit_game
+
+    assert audit_game(Game.objects.get(pk=game.pk)).ok
+
+
+def test_a_silent_table_gets_its_passes_made_by_the_cpu_when_the_turn_time_runs_out(worker):
+    people, seats = _humans(4)
+    game = game_create(creator=people[0], turn_seconds=30, seats=seats)  # 30 s x 0.05 = 1.5 s
+    started = time.monotonic()
+    wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed").count() == 4, timeout=30)
+    elapsed = time.monotonic() - started
+    assert elapsed >= 1.4, "the timer must not fire before the turn time"
+    passes = GameEvent.objects.filter(game=game, type="CardsPassed")
+    assert set(passes.values_list("cause", flat=True)) == {GameEvent.Cause.TIMER}
+
+
+def test_a_stale_timer_after_human_moves_appends_nothing(worker):
+    people, seats = _humans(4)
+    game = game_create(creator=people[0], turn_seconds=30, seats=seats)
+    from tournaments import eventstore
+
+    for seat, player in enumerate(people):
+        view = eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda s, seat=seat: s.view(seat))
+        command = {"type": "pass", "cards": view["hand"][:3]}
+        game_execute_command(game_id=game.pk, player=player, command=command)
+    time.sleep(2.5)  # the passing timer (1.5 s) has fired by now, and found the turn over
+    assert not GameEvent.objects.filter(game=game, type="CardsPassed", cause=GameEvent.Cause.TIMER).exists()
+    plays = GameEvent.objects.filter(game=game, type="CardPlayed")
+    assert plays.count() <= 2 and set(plays.values_list("seq", flat=True)) == set(
+        plays.values_list("seq", flat=True).distinct())
+
+
+def test_a_disconnected_seat_goes_to_the_cpu_after_the_grace_period_and_comes_back(worker):
+    human = PlayerFactory()
+    game = game_create(creator=human, device_id="the-phone-0123456789",
+                       seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+    presence.seat_connected(game_id=game.pk, seat=0, device_id="the-phone-0123456789")
+    presence.seat_disconnected(game_id=game.pk, seat=0)
+    started = time.monotonic()
+    wait_for(lambda: GameSeat.objects.get(game=game, seat=0).away, timeout=20)
+    assert time.monotonic() - started >= 0.9
+    wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed", actor_seat=0,
+                                              cause=GameEvent.Cause.CPU).exists(), timeout=20)
+    assert presence.seat_connected(game_id=game.pk, seat=0, device_id="the-phone-0123456789") is True
+    assert not GameSeat.objects.get(game=game, seat=0).away
+    assert GameEvent.objects.filter(game=game, type="SeatReclaimed", actor_seat=0).exists()
