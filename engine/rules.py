@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .cards import (
@@ -156,7 +156,7 @@ class Rules:
         return cycle[(hand_number - 1) % len(cycle)]
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {name: getattr(self, name) for name in _FIELD_NAMES}
         d["removed_cards"] = list(self.removed_cards or ())
         return d
 
@@ -171,6 +171,9 @@ class Rules:
         if kw.get("removed_cards") is not None:
             kw["removed_cards"] = tuple(kw["removed_cards"])
         return cls(**kw)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Rules))
 
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
