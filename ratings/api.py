@@ -8,6 +8,7 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -113,6 +114,12 @@ def _limit(request) -> int:
 
 # --- views ----------------------------------------------------------------------------------
 
+
+class Pagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, description="rows in each list (1-1000, default 100)")
 
 
@@ -146,6 +153,7 @@ class PlayerRatingsView(generics.ListAPIView):
     """A player's rating in every pool (``ratings``) and their rated games, newest first (``results``)."""
 
     permission_classes = [AllowAny]
+    pagination_class = Pagination
     serializer_class = RatingHistorySerializer
 
     def get_queryset(self):
@@ -170,6 +178,7 @@ class PlayerGamesView(generics.ListAPIView):
     """A player's games, newest first."""
 
     permission_classes = [AllowAny]
+    pagination_class = Pagination
     serializer_class = GameSerializer
 
     def get_queryset(self):

@@ -1,0 +1,141 @@
+"""The ratings API: leaderboards, a player's ratings with history and games, the ranked queue."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ratings.services import rating_record_game
+from tests.factories import LeagueFactory, PlayerFactory, RatingFactory
+from tests.ratings.helpers import finished_game
+from tests.tournaments.helpers import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def names(rows):
+    return [row["name"] for row in rows]
+
+
+def test_the_leaderboard_ranks_by_the_conservative_estimate_and_lists_provisional_players_apart(api_client):
+    now = timezone.now()
+    for name, mu, sigma, games, provisional, days_ago in [
+        ("Steady", 1600.0, 60.0, 40, False, 1),        # 1420
+        ("Lucky", 1700.0, 110.0, 12, False, 2),        # 1370
+        ("Solid", 1550.0, 50.0, 90, False, 3),         # 1400
+        ("Twin", 1520.0, 40.0, 90, False, 3),          # 1400: shares a rank with Solid
+        ("Newcomer", 1800.0, 200.0, 4, True, 1),       # provisional: listed apart
+        ("Gone", 1900.0, 50.0, 80, False, 200),        # inactive: not listed
+        ("Tourist", 1500.0, 300.0, 1, True, 1),        # too few games: not listed
+    ]:
+        RatingFactory(player=PlayerFactory(display_name=name), mu=mu, sigma=sigma, games=games,
+                      provisional=provisional, last_played_at=now - timedelta(days=days_ago))
+    RatingFactory(player=PlayerFactory(display_name="Elsewhere"), league=LeagueFactory(), mu=2500.0)
+
+    body = api_client.get("/api/leaderboard").json()
+
+    assert (body["league"], body["model"], body["min_games"], body["active_days"]) == (None, "elo", 3, 90)
+    assert names(body["ranked"]) == ["Steady", "Solid", "Twin", "Lucky"]
+    assert [row["rank"] for row in body["ranked"]] == [1, 2, 2, 4]
+    assert body["ranked"][0]["conservative"] == 1420.0
+    assert names(body["provisional"]) == ["Newcomer"]
+    assert body["provisional"][0]["rank"] is None
+    assert names(api_client.get("/api/leaderboard?limit=1").json()["ranked"]) == ["Steady"]
+    assert api_client.get("/api/leaderboard?limit=x").json()["code"] == "invalid_parameter"
+
+
+def test_a_league_leaderboard_shows_only_its_pool(api_client):
+    league = LeagueFactory()
+    RatingFactory(player=PlayerFactory(display_name="Member"), league=league, mu=1500.0)
+    RatingFactory(player=PlayerFactory(display_name="Global"), mu=1900.0)
+
+    body = api_client.get(f"/api/leagues/{league.pk}/leaderboard").json()
+
+    assert body["league"] == league.pk
+    assert names(body["ranked"]) == ["Member"]
+    missing = api_client.get("/api/leagues/999999/leaderboard")
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found")
+
+
+def test_a_players_ratings_come_with_their_history_newest_first_and_paginated(api_client):
+    league = LeagueFactory(name="Tuesday")
+    people = PlayerFactory.create_batch(3)
+    start = timezone.now() - timedelta(days=3)
+    games = [finished_game(people, [10 * (i + 1), 20, 30], league=league if i == 1 else None,
+                           finished_at=start + timedelta(hours=i)) for i in range(3)]
+    for game in games:
+        rating_record_game(game_id=game.pk)
+
+    body = api_client.get(f"/api/players/{people[0].pk}/ratings?page_size=2").json()
+
+    assert body["player"] == people[0].pk
+    assert [(r["league"], r["league_name"], r["games"]) for r in body["ratings"]] == [
+        (None, None, 3), (league.pk, "Tuesday", 1)]
+    assert body["ratings"][0]["provisional"] is True and body["ratings"][0]["model"] == "elo"
+    assert body["count"] == 4 and len(body["results"]) == 2 and body["next"]
+    assert [(r["game"], r["league"]) for r in body["results"]] == [(games[2].pk, None), (games[1].pk, None)]
+    first = body["results"][1]
+    assert (first["place"], first["total"], first["rated_players"]) == (1, 20, 3)  # tied for first
+    global_only = api_client.get(f"/api/players/{people[0].pk}/ratings?pool=global").json()
+    assert global_only["count"] == 3
+    in_league = api_client.get(f"/api/players/{people[0].pk}/ratings?league={league.pk}").json()
+    assert [r["game"] for r in in_league["results"]] == [games[1].pk]
+    assert api_client.get("/api/players/999999/ratings").status_code == 404
+
+
+def test_a_players_games_newest_first(api_client):
+    people = PlayerFactory.create_batch(3)
+    older = finished_game(people, [1, 2, 3])
+    newer = finished_game(people, [3, 2, 1])
+    finished_game(PlayerFactory.create_batch(3), [1, 2, 3])  # someone else's
+
+    body = api_client.get(f"/api/players/{people[0].pk}/games").json()
+
+    assert [g["id"] for g in body["results"]] == [newer.pk, older.pk]
+    assert body["results"][0]["final_totals"] == [3, 2, 1]
+    assert api_client.get("/api/players/999999/games").status_code == 404
+
+
+def test_the_ranked_queue_join_status_match_and_leave():
+    people = [RatingFactory(mu=1500.0 + i).player for i in range(3)]
+    clients = [client_for(p) for p in people]
+
+    assert clients[0].get("/api/ranked/queue").json()["status"] == "not_queued"
+    joined = clients[0].post("/api/ranked/queue", {"table_size": 3, "preset": "short"}, format="json")
+    assert joined.status_code == 201
+    assert joined.json()["status"] == "waiting" and joined.json()["window"] == pytest.approx(100.0, abs=1)
+    twice = clients[0].post("/api/ranked/queue", {"table_size": 3}, format="json")
+    assert (twice.status_code, twice.json()["code"]) == (409, "already_queued")
+
+    clients[1].post("/api/ranked/queue", {"table_size": 3, "preset": "short"}, format="json")
+    last = clients[2].post("/api/ranked/queue", {"table_size": 3, "preset": "short"}, format="json").json()
+    assert last["status"] == "matched" and last["game"]
+
+    mine = clients[0].get("/api/ranked/queue").json()
+    assert (mine["status"], mine["game"]) == ("matched", last["game"])
+    game = clients[0].get(f"/api/games/{mine['game']}/").json()
+    assert game["ranked"] and game["your_seat"] is not None and game["rules"]["end_score"] == 50
+    late = clients[0].delete("/api/ranked/queue")
+    assert (late.status_code, late.json()["code"]) == (409, "already_matched")
+
+    loner = client_for(PlayerFactory())
+    loner.post("/api/ranked/queue", {"table_size": 5}, format="json")
+    assert loner.delete("/api/ranked/queue").json()["status"] == "left"
+    assert loner.delete("/api/ranked/queue").json()["code"] == "not_queued"
+
+
+def test_the_ranked_queue_refuses_guests_anonymous_users_and_bad_input(api_client):
+    guest = client_for(PlayerFactory(is_guest=True))
+    refused = guest.post("/api/ranked/queue", {"table_size": 4}, format="json")
+    assert (refused.status_code, refused.json()["code"]) == (403, "account_required")
+    assert api_client.get("/api/ranked/queue").status_code in (401, 403)
+    bad = client_for(PlayerFactory()).post("/api/ranked/queue", {"table_size": 6}, format="json")
+    assert (bad.status_code, bad.json()["code"]) == (400, "invalid")
+
+
+def test_the_ratings_endpoints_are_documented(api_client):
+    paths = api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
+    for path in ("/api/leaderboard", "/api/leagues/{league_id}/leaderboard", "/api/players/{player_id}/ratings",
+                 "/api/players/{player_id}/games", "/api/ranked/queue"):
+        assert path in paths
+    assert {"get", "post", "delete"} <= set(paths["/api/ranked/queue"])
