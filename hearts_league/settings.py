@@ -205,7 +205,8 @@ HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds befo
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
-HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game"]
+HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
+                                         "tournaments.services.competitions.competition_game_finished"]
 CELERY_BEAT_SCHEDULE = {
     "sweep-stalled-games": {
         "task": "tournaments.sweep",

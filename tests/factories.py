@@ -94,3 +94,62 @@ class RatingFactory(factory.django.DjangoModelFactory):
     games = 20
     provisional = False
     last_played_at = factory.LazyFunction(lambda: _now())
+
+
+# --- club competitions (tournaments.models.competitions) ----------------------------------------
+
+
+class SeasonFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.Season"
+
+    league = factory.SubFactory(LeagueFactory)
+    name = factory.Sequence(lambda n: f"Season {n}")
+
+
+class TournamentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.Tournament"
+
+    league = factory.SubFactory(LeagueFactory)
+    name = factory.Sequence(lambda n: f"Tournament {n}")
+    seed = factory.Sequence(lambda n: n + 1)
+
+
+class RegistrationFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.Registration"
+
+    tournament = factory.SubFactory(TournamentFactory)
+    player = factory.SubFactory(CpuPlayerFactory)
+
+
+class RoundFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.Round"
+
+    tournament = factory.SubFactory(TournamentFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    seed = 1
+    status = "finished"
+
+
+class TableFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.Table"
+
+    round = factory.SubFactory(RoundFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    players = factory.LazyFunction(list)
+    status = "finished"
+
+
+class TableResultFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "tournaments.TableResult"
+
+    table = factory.SubFactory(TableFactory)
+    seat = 0
+    player = factory.SubFactory(CpuPlayerFactory)
+    hearts_points = 0
+    table_points = 0.0

@@ -1,0 +1,379 @@
+"""The tournaments API: create and run a club tournament, register, standings, rounds, tables
+and results exports. Thin: parse, call a service or selector, serialize. Directors are staff."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
+from rest_framework.response import Response
+
+from hearts_league.api import DomainError
+from tournaments import selectors_competitions as selectors
+from tournaments.api import views
+from tournaments.api.serializers import LeagueSerializer
+from tournaments.models import Club, League, Player, Round, Season, Table, Tournament
+from tournaments.services import competitions as services
+
+# --- serializers ----------------------------------------------------------------------------
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    players_count = serializers.IntegerField(read_only=True, default=None)
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "league",
+            "season",
+            "name",
+            "status",
+            "format",
+            "round_mode",
+            "hands_per_round",
+            "rounds_planned",
+            "rules_overrides",
+            "rules",
+            "preferred_table_size",
+            "prefer",
+            "allow_cpu_fill",
+            "cpu_bot",
+            "duplicate_deals",
+            "points_by_place",
+            "final_table_size",
+            "auto_advance",
+            "turn_seconds",
+            "players_count",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    league = serializers.IntegerField()
+    season = serializers.IntegerField(required=False, allow_null=True, default=None)
+    name = serializers.CharField(max_length=120)
+    format = serializers.ChoiceField(choices=Tournament.Format.values, default=Tournament.Format.SWISS)
+    round_mode = serializers.ChoiceField(
+        choices=Tournament.RoundMode.values, default=Tournament.RoundMode.FULL_GAME
+    )
+    hands_per_round = serializers.IntegerField(default=4, min_value=1, max_value=50)
+    rounds_planned = serializers.IntegerField(default=5, min_value=1, max_value=50)
+    rules_overrides = serializers.DictField(default=dict, help_text="engine Rules fields over the league's")
+    preferred_table_size = serializers.ChoiceField(choices=[3, 4, 5], default=4)
+    prefer = serializers.ChoiceField(choices=Tournament.Prefer.values, default="smaller")
+    allow_cpu_fill = serializers.BooleanField(default=False)
+    cpu_bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], default="rule")
+    duplicate_deals = serializers.BooleanField(default=False)
+    points_by_place = serializers.DictField(default=dict, help_text='e.g. {"4": [4, 2, 1, 0]}')
+    final_table_size = serializers.ChoiceField(choices=[0, 3, 4, 5], default=0)
+    auto_advance = serializers.BooleanField(default=False)
+    turn_seconds = serializers.ChoiceField(choices=[30, 60], required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class PlayerChoiceSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="staff only: another player (default: yourself)",
+    )
+
+
+class RegistrationSerializer(serializers.Serializer):
+    tournament = serializers.IntegerField(source="tournament_id")
+    player_id = serializers.IntegerField()
+    status = serializers.CharField()
+    joined_round = serializers.IntegerField()
+    withdrawn_after_round = serializers.IntegerField(allow_null=True)
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    rank_label = serializers.CharField(help_text='"3", or "=3" when shared')
+    player_id = serializers.IntegerField()
+    name = serializers.CharField()
+    table_points = serializers.FloatField()
+    hearts_points = serializers.IntegerField()
+    opponents_strength = serializers.FloatField()
+    head_to_head = serializers.FloatField(allow_null=True)
+    matchpoints = serializers.FloatField(allow_null=True)
+    games = serializers.IntegerField()
+    withdrawn = serializers.BooleanField()
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    tables_count = serializers.IntegerField(read_only=True, default=None)
+
+    class Meta:
+        model = Round
+        fields = [
+            "number",
+            "status",
+            "is_final",
+            "seed",
+            "tables_count",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class ResultSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    name = serializers.CharField(source="player.display_name")
+    cpu_fill = serializers.BooleanField()
+    hearts_points = serializers.IntegerField()
+    table_points = serializers.FloatField()
+    matchpoints = serializers.FloatField(allow_null=True)
+    hands_played = serializers.IntegerField()
+
+
+class TableSerializer(serializers.ModelSerializer):
+    results = ResultSerializer(many=True, read_only=True)
+    seats = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Table
+        fields = ["id", "number", "status", "game", "seats", "results", "finished_at"]
+
+    def get_seats(self, table) -> list[dict]:
+        names = self.context["names"]
+        return [
+            {"seat": seat, "player_id": pid, "name": names.get(pid, ""), "cpu_fill": seat in table.cpu_fill}
+            for seat, pid in enumerate(table.players)
+        ]
+
+
+class LeagueCreateSerializer(serializers.Serializer):
+    club = serializers.IntegerField()
+    name = serializers.CharField(max_length=120)
+    slug = serializers.SlugField(max_length=120)
+    default_rules = serializers.DictField(default=dict)
+    rate_games_with_cpus = serializers.BooleanField(default=False)
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def require_director(request) -> None:
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise DomainError("director_only", "Only a tournament director (staff) may do this.", status=403)
+
+
+def _requester(request) -> Player:
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is None:
+        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
+    return player
+
+
+def _player_for(request, player_id: int | None) -> Player:
+    """Yourself, or (directors only) the given player."""
+    if player_id is None:
+        return _requester(request)
+    mine = getattr(request.user, "player", None)
+    if mine is not None and mine.pk == player_id:
+        return mine
+    require_director(request)
+    player = Player.objects.filter(pk=player_id).first()
+    if player is None:
+        raise DomainError("player_not_found", f"There is no player {player_id}.", status=404)
+    return player
+
+
+# --- views ----------------------------------------------------------------------------------
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("league", OpenApiTypes.INT),
+        OpenApiParameter("status", OpenApiTypes.STR, enum=Tournament.Status.values),
+    ]
+)
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Club tournaments: directors (staff) create and run them; players register themselves."""
+
+    serializer_class = TournamentSerializer
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    def get_queryset(self):
+        league = self.request.query_params.get("league")
+        status_filter = self.request.query_params.get("status") or None
+        if status_filter and status_filter not in Tournament.Status.values:
+            raise DomainError(
+                "invalid_parameter", f"'status' is one of {', '.join(Tournament.Status.values)}."
+            )
+        if league is not None and not league.isdigit():
+            raise DomainError("invalid_parameter", "'league' must be an integer.")
+        return selectors.tournaments_list(league_id=int(league) if league else None, status=status_filter)
+
+    def get_object(self) -> Tournament:
+        pk = self.kwargs["pk"]
+        if not str(pk).isdigit():
+            raise DomainError("tournament_not_found", f"There is no tournament {pk}.", status=404)
+        return get_object_or_404(Tournament, pk=int(pk))
+
+    @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})
+    def create(self, request):
+        """Create a tournament (directors only)."""
+        require_director(request)
+        data = TournamentCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        league = League.objects.filter(pk=values.pop("league")).first()
+        if league is None:
+            raise DomainError("invalid_league", "There is no such league.")
+        season_id = values.pop("season")
+        season = None
+        if season_id is not None:
+            season = Season.objects.filter(pk=season_id).first()
+            if season is None:
+                raise DomainError("invalid_season", f"There is no season {season_id}.")
+        tournament = services.tournament_create(
+            league=league, season=season, created_by=getattr(request.user, "player", None), **values
+        )
+        return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=PlayerChoiceSerializer, responses={201: RegistrationSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def register(self, request, pk=None):
+        """Register yourself (a director may register anyone). Late entries play from the next round."""
+        data = PlayerChoiceSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = _player_for(request, data.validated_data["player_id"])
+        registration = services.tournament_register(tournament_id=self.get_object().pk, player=player)
+        return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=PlayerChoiceSerializer, responses={200: RegistrationSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def withdraw(self, request, pk=None):
+        """Withdraw yourself (a director may withdraw anyone) from the next round on."""
+        data = PlayerChoiceSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        player = _player_for(request, data.validated_data["player_id"])
+        registration = services.tournament_withdraw(tournament_id=self.get_object().pk, player=player)
+        return Response(RegistrationSerializer(registration).data)
+
+    @extend_schema(request=None, responses={201: RoundSerializer})
+    @action(detail=True, methods=["post"], url_path="seat-round", permission_classes=[IsAuthenticated])
+    def seat_round(self, request, pk=None):
+        """Draw the next round's tables without starting them (directors only)."""
+        require_director(request)
+        round_ = services.tournament_seat_round(tournament_id=self.get_object().pk)
+        return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={201: RoundSerializer})
+    @action(detail=True, methods=["post"], url_path="start-round", permission_classes=[IsAuthenticated])
+    def start_round(self, request, pk=None):
+        """Start the seated round, or seat and start the next one (directors only)."""
+        require_director(request)
+        round_ = services.tournament_start_round(tournament_id=self.get_object().pk)
+        return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: RoundSerializer})
+    @action(detail=True, methods=["post"], url_path="finish-round", permission_classes=[IsAuthenticated])
+    def finish_round(self, request, pk=None):
+        """Close the round being played once every table has its result (directors only)."""
+        require_director(request)
+        round_ = services.tournament_finish_round(tournament_id=self.get_object().pk)
+        return Response(RoundSerializer(round_).data)
+
+    @extend_schema(responses={200: StandingSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def standings(self, request, pk=None):
+        """Standings: table points, then Hearts points, opponents' strength, head to head."""
+        lines = selectors.standings_for_tournament(self.get_object())
+        return Response(StandingSerializer([line.to_dict() for line in lines], many=True).data)
+
+    @extend_schema(responses={200: RoundSerializer(many=True)})
+    @action(detail=True, methods=["get"])
+    def rounds(self, request, pk=None):
+        """The tournament's rounds."""
+        return Response(RoundSerializer(selectors.rounds_for_tournament(self.get_object()), many=True).data)
+
+    @extend_schema(
+        responses={200: TableSerializer(many=True)},
+        parameters=[OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH)],
+    )
+    @action(detail=True, methods=["get"], url_path=r"rounds/(?P<number>[0-9]+)/tables")
+    def tables(self, request, pk=None, number=None):
+        """A round's tables: who sits where, the game, and the results."""
+        tables = selectors.tables_for_round(self.get_object(), int(number))
+        if tables is None:
+            raise DomainError("round_not_found", f"There is no round {number}.", status=404)
+        tables = list(tables)
+        names = selectors.player_names(pid for table in tables for pid in table.players)
+        return Response(TableSerializer(tables, many=True, context={"names": names}).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "format",
+                OpenApiTypes.STR,
+                enum=["csv", "jsonl"],
+                description="csv (default) or jsonl (JSON lines)",
+            )
+        ],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR),
+        },
+    )
+    @action(detail=True, methods=["get"], url_path="results")
+    def results(self, request, pk=None):
+        """Every seat's result (round, table, player, Hearts points, table points, matchpoints)."""
+        tournament = self.get_object()
+        kind = request.query_params.get("format", "csv")
+        rows = selectors.results_rows(tournament)
+        if kind == "csv":
+            buffer = io.StringIO()
+            writer = csv.DictWriter(buffer, fieldnames=selectors.RESULT_FIELDS)
+            writer.writeheader()
+            writer.writerows(rows)
+            response = HttpResponse(buffer.getvalue(), content_type="text/csv")
+            response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-results.csv"'
+        elif kind == "jsonl":
+            body = "".join(json.dumps(row) + "\n" for row in rows)
+            response = HttpResponse(body, content_type="application/x-ndjson")
+            response["Content-Disposition"] = (
+                f'attachment; filename="tournament-{tournament.pk}-results.jsonl"'
+            )
+        else:
+            raise DomainError("invalid_parameter", "'format' is csv or jsonl.")
+        return response
+
+    # ``?format=`` is DRF's content negotiation parameter: let the results action read it itself.
+    def perform_content_negotiation(self, request, force=False):
+        if self.action == "results":
+            return super().perform_content_negotiation(request, force=True)
+        return super().perform_content_negotiation(request, force)
+
+
+class LeagueViewSet(views.LeagueViewSet):
+    """Leagues of every club; directors (staff) create them."""
+
+    @extend_schema(request=LeagueCreateSerializer, responses={201: LeagueSerializer})
+    def create(self, request):
+        """Create a league for a club (directors only)."""
+        require_director(request)
+        data = LeagueCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = dict(data.validated_data)
+        club = Club.objects.filter(pk=values.pop("club")).first()
+        if club is None:
+            raise DomainError("invalid_club", "There is no such club.")
+        league = services.league_create(club=club, **values)
+        return Response(LeagueSerializer(league).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,169 @@
+"""Reads for club competitions: tournaments, their standings, rounds and tables."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+
+from django.db.models import Count, Prefetch
+
+from tournaments import standings as scoring
+from tournaments.models import Player, Registration, Round, Table, TableResult, Tournament
+
+
+def tournaments_list(*, league_id: int | None = None, status: str | None = None):
+    tournaments = Tournament.objects.select_related("league__club", "season").annotate(
+        players_count=Count("registrations")
+    )
+    if league_id is not None:
+        tournaments = tournaments.filter(league_id=league_id)
+    if status:
+        tournaments = tournaments.filter(status=status)
+    return tournaments
+
+
+def points_by_place_of(tournament: Tournament) -> dict[int, list[float]] | None:
+    """The tournament's table points by table size (None: ``standings.DEFAULT_POINTS_BY_PLACE``)."""
+    if not tournament.points_by_place:
+        return None
+    return {
+        **scoring.DEFAULT_POINTS_BY_PLACE,
+        **{int(k): list(v) for k, v in tournament.points_by_place.items()},
+    }
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    rank: int
+    rank_label: str
+    player_id: int
+    name: str
+    table_points: float
+    hearts_points: int
+    opponents_strength: float
+    head_to_head: float | None
+    matchpoints: float | None
+    games: int
+    withdrawn: bool
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _finished_results(tournament: Tournament):
+    return (
+        TableResult.objects.filter(table__round__tournament=tournament, table__status=Table.Status.FINISHED)
+        .select_related("table")
+        .order_by("table__round__number", "table__number", "seat")
+    )
+
+
+def standings_for_tournament(tournament: Tournament) -> list[StandingLine]:
+    """The standings after every finished table: table points, then Hearts points, opponents'
+    strength and head to head (``tournaments.standings``). CPU fill seats count for the places
+    at their table but are not listed; registered players with no result yet are (zero points)."""
+    by_table: dict[int, dict[int, int]] = defaultdict(dict)
+    matchpoints: dict[int, float] = defaultdict(float)
+    duplicate = tournament.duplicate_deals
+    for result in _finished_results(tournament):
+        # A CPU filling seats may sit at many tables: each fill seat is its own (negative) entrant.
+        key = -result.pk if result.cpu_fill else result.player_id
+        by_table[result.table_id][key] = result.hearts_points
+        if duplicate and not result.cpu_fill and result.matchpoints is not None:
+            matchpoints[result.player_id] += result.matchpoints
+    registrations = {r.player_id: r for r in tournament.registrations.select_related("player")}
+    rows = scoring.standings(
+        by_table.values(), points_by_place=points_by_place_of(tournament), players=sorted(registrations)
+    )
+    names = {r.player_id: r.player.display_name for r in registrations.values()}
+    missing = {row.player for row in rows if row.player > 0 and row.player not in names}
+    if missing:
+        names.update(Player.objects.filter(pk__in=missing).values_list("pk", "display_name"))
+    lines = []
+    rank = 0
+    for row in rows:
+        if row.player < 0:
+            continue
+        rank += 1
+        registration = registrations.get(row.player)
+        lines.append(
+            StandingLine(
+                rank=row.rank,
+                rank_label=row.rank_label,
+                player_id=row.player,
+                name=names.get(row.player, ""),
+                table_points=row.table_points,
+                hearts_points=row.hearts_points,
+                opponents_strength=round(row.opponents_strength, 4),
+                head_to_head=row.head_to_head,
+                matchpoints=matchpoints.get(row.player, 0.0) if duplicate else None,
+                games=row.games,
+                withdrawn=registration is not None and registration.status == Registration.Status.WITHDRAWN,
+            )
+        )
+    return lines
+
+
+def rounds_for_tournament(tournament: Tournament):
+    return tournament.rounds.annotate(tables_count=Count("tables")).order_by("number")
+
+
+def tables_for_round(tournament: Tournament, number: int):
+    """The round's tables with their results and game, or None when there is no such round."""
+    round_ = Round.objects.filter(tournament=tournament, number=number).first()
+    if round_ is None:
+        return None
+    return (
+        round_.tables.select_related("game")
+        .prefetch_related(Prefetch("results", queryset=TableResult.objects.select_related("player")))
+        .order_by("number")
+    )
+
+
+def player_names(player_ids) -> dict[int, str]:
+    return dict(Player.objects.filter(pk__in=set(player_ids)).values_list("pk", "display_name"))
+
+
+def results_rows(tournament: Tournament) -> list[dict]:
+    """One row per seat of every finished table: the results export (CSV / JSON lines)."""
+    rows = []
+    results = (
+        TableResult.objects.filter(table__round__tournament=tournament)
+        .select_related("table__round", "player")
+        .order_by("table__round__number", "table__number", "seat")
+    )
+    for result in results:
+        table = result.table
+        rows.append(
+            {
+                "tournament": tournament.pk,
+                "round": table.round.number,
+                "table": table.number,
+                "game": table.game_id,
+                "seat": result.seat,
+                "player_id": result.player_id,
+                "player": result.player.display_name,
+                "cpu_fill": result.cpu_fill,
+                "hearts_points": result.hearts_points,
+                "table_points": result.table_points,
+                "matchpoints": result.matchpoints,
+                "hands_played": result.hands_played,
+            }
+        )
+    return rows
+
+
+RESULT_FIELDS = [
+    "tournament",
+    "round",
+    "table",
+    "game",
+    "seat",
+    "player_id",
+    "player",
+    "cpu_fill",
+    "hearts_points",
+    "table_points",
+    "matchpoints",
+    "hands_played",
+]
