@@ -149,11 +149,14 @@ class Game:
         return g
 
     @classmethod
-    def replay(cls, events: Iterable[Event | dict[str, Any]]) -> Game:
+    def replay(cls, events: Iterable[Event | dict[str, Any]],
+               deals: Iterable[Sequence[Iterable[Card | str]]] | None = None) -> Game:
         """Rebuild a game from its events, re-executing every command with validation.
 
-        Hands come from the HandDealt events (the seed is never needed).  Raises
-        ReplayError if the log is not what this engine would have produced.
+        Hands come from the HandDealt events (the seed is never needed).  ``deals`` are the
+        explicit deals the game was created with (as for ``Game.new``): hands beyond the log
+        are dealt from them, so a rebuilt game goes on exactly as the original would.
+        Raises ReplayError if the log is not what this engine would have produced.
         """
         items = list(events)
         if not items:
@@ -161,7 +164,8 @@ class Game:
         first = items[0] if isinstance(items[0], Event) else event_from_dict(items[0])
         if type(first) is not GameStarted:
             raise ReplayError("an event log starts with GameStarted")
-        g = cls(first.rules, first.players, first.seed, None, _replaying=True)
+        planned = [_parse_deal(first.rules, d) for d in deals or ()]
+        g = cls(first.rules, first.players, first.seed, planned, _replaying=True)
         g.events.append(first)
         g._next_hand()
         i, n = 1, len(items)
@@ -479,8 +483,8 @@ class Game:
         return self._deal(*self._make_deal(k))
 
     def _make_deal(self, k: int) -> tuple[list[int], int]:
-        if self._deals:
-            return self._deals.pop(0)
+        if k <= len(self._deals):
+            return self._deals[k - 1]  # explicit deals are indexed by hand number
         if self.seed is not None:
             rng: random.Random = random.Random(f"{self.seed}:{k}")
         else:

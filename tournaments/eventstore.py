@@ -161,7 +161,7 @@ def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game
     if up_to_seq is not None:
         rows = rows.filter(seq__lte=up_to_seq)
     dicts = [{"type": t, "v": v, **p} for t, v, p in rows if is_engine_event(t)]
-    return engine.Game.replay(dicts)
+    return engine.Game.replay(dicts, deals=game.planned_deals or None)
 
 
 def take_engine_game(game: Game) -> engine.Game:

@@ -317,3 +317,22 @@ def test_docstring_examples_run(module):
     mod = importlib.import_module("engine" if module == "__init__" else f"engine.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_a_game_replayed_with_its_explicit_deals_deals_the_next_hand_from_them():
+    from engine import Game, Rules
+
+    first = Game.new(Rules(), seed=1)
+    second = Game.new(Rules(), seed=2)
+    deals = [first.events[1].hands, second.events[1].hands]
+    game = Game.new(Rules(passing="off"), deals=deals)
+    while game.hand_number == 1:
+        seat = game.to_act[0]
+        game.play(seat, game.legal_plays(seat)[0])
+    assert [game.hand(s) for s in range(4)] == [sorted(h) for h in deals[1]]
+    halfway = [e.to_dict() for e in game.events[:5]]
+    rebuilt = Game.replay(halfway, deals=deals)
+    while rebuilt.hand_number == 1:
+        seat = rebuilt.to_act[0]
+        rebuilt.play(seat, rebuilt.legal_plays(seat)[0])
+    assert rebuilt == game

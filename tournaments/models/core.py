@@ -94,6 +94,8 @@ class Game(models.Model):
     head_hash = models.CharField(max_length=64, blank=True, help_text="hash of the last event appended")
     deal_salt = models.CharField(max_length=64, blank=True, editable=False,
                                  help_text="secret until the game ends; proves the deals were fixed")
+    planned_deals = models.JSONField(default=list, blank=True, editable=False,
+                                     help_text="secret: explicit deals by hand (duplicate tournament deals)")
     turn_key = models.CharField(max_length=32, blank=True, help_text="identifies the turn being awaited")
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     cpu_due_at = models.DateTimeField(null=True, blank=True, db_index=True,

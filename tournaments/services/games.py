@@ -192,6 +192,8 @@ def _start(game: Game, deals: list | None = None) -> None:
     except ValueError as error:
         raise DomainError("invalid_deals", f"These deals are not valid: {error}") from None
     game.deal_salt = eventstore.new_deal_salt()
+    # kept (secret) so that a game rebuilt from its log goes on dealing the planned hands
+    game.planned_deals = [[[str(card) for card in part] for part in deal] for deal in deals or ()]
     game.status, game.started_at = Game.Status.ACTIVE, timezone.now()
     first, *rest = [event.to_dict() for event in state.events]
     seated = PlayersSeated(seats=[
