@@ -6,6 +6,7 @@ countdowns. Set ``DATABASE_URL`` and ``REDIS_URL`` for PostgreSQL and Redis, and
 ``HEARTS_PROFILE=production`` for the hardened profile that ``manage.py check --deploy`` accepts.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -93,6 +94,11 @@ else:
     # IMMEDIATE: a transaction takes the write lock when it begins, so concurrent commands
     # queue up instead of failing to upgrade a read lock.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
+    # A file, not the shared in-memory database, so threads in tests wait for the lock as in real use.
+    # One file per test run (runs may overlap on a developer's machine).
+    DATABASES["default"]["TEST"] = {
+        "NAME": env.str("DATABASE_TEST_NAME", default=f"/tmp/hearts-league-test-{os.getpid()}.sqlite3")
+    }
 USING_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -58,3 +58,18 @@ def play_through_api(game: Game, clients, max_steps=5000) -> Game:
             return game
         api_step(game.pk, clients)
     raise AssertionError("the game did not end")
+
+
+def play_through_services(game: Game, people, max_steps=5000) -> Game:
+    """Play to the end through the service layer (faster than HTTP), lowest legal card."""
+    from tournaments import eventstore
+    from tournaments.services.games import game_execute_command
+
+    for _ in range(max_steps):
+        game.refresh_from_db()
+        if game.status == Game.Status.FINISHED:
+            return game
+        seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
+        view = eventstore.read_engine_game(game, lambda state, seat=seat: state.view(seat))
+        game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view))
+    raise AssertionError("the game did not end")

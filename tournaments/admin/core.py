@@ -1,6 +1,9 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html
 
-from tournaments.models import Club, League, Player
+from tournaments.eventstore import audit_game
+from tournaments.models import Club, Game, GameEvent, GameSeat, League, Player
 
 
 @admin.register(Club)
@@ -24,3 +27,84 @@ class PlayerAdmin(admin.ModelAdmin):
     list_filter = ["bot_kind", "is_guest", "club"]
     search_fields = ["display_name", "user__username"]
     raw_id_fields = ["user"]
+
+
+class GameSeatInline(admin.TabularInline):
+    model = GameSeat
+    extra = 0
+    fields = ["seat", "player", "away", "away_since", "connections", "joined_at"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class GameEventInline(admin.TabularInline):
+    """The log, read-only: events are never edited or deleted."""
+
+    model = GameEvent
+    extra = 0
+    fields = ["seq", "type", "cause", "actor_seat", "recorded_at", "payload", "hash"]
+    readonly_fields = fields
+    can_delete = False
+    ordering = ["seq"]
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ["id", "status", "ranked", "players_count", "seq", "created_at", "finished_at", "replay_link"]
+    list_filter = ["status", "ranked", "league"]
+    readonly_fields = ["rules", "status", "seq", "head_hash", "turn_key", "turn_deadline", "cpu_due_at",
+                       "final_totals", "winner_seat", "created_at", "started_at", "finished_at", "created_by",
+                       "replay_link", "audit_link"]
+    fields = ["league", "ranked", "turn_seconds", *readonly_fields]
+    inlines = [GameSeatInline, GameEventInline]
+    actions = ["audit_selected"]
+
+    @admin.display(description="replay")
+    def replay_link(self, game):
+        if not game.seq:
+            return "-"
+        return format_html('<a href="{}">replay</a>', reverse("game-replay", args=[game.pk]))
+
+    @admin.display(description="audit")
+    def audit_link(self, game):
+        return format_html('<a href="{}">audit</a>', reverse("game-audit", args=[game.pk]))
+
+    @admin.action(description="Audit the selected games (hash chain, deal commitments, replay)")
+    def audit_selected(self, request, queryset):
+        reports = [audit_game(game) for game in queryset]
+        bad = [r for r in reports if not r.ok]
+        if bad:
+            for report in bad:
+                self.message_user(request, f"Game {report.game_id}: first bad event {report.first_bad_seq}: "
+                                           f"{report.reason}", messages.ERROR)
+        self.message_user(request, f"{len(reports) - len(bad)} of {len(reports)} game(s) audited clean.",
+                          messages.SUCCESS if not bad else messages.WARNING)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a game's log is kept forever
+
+
+@admin.register(GameEvent)
+class GameEventAdmin(admin.ModelAdmin):
+    list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
+    list_filter = ["type", "cause"]
+    search_fields = ["game__id"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
