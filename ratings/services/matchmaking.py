@@ -103,7 +103,7 @@ def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
     """Seat every table that can be formed now; returns the ranked games created."""
     now = now or timezone.now()
     waiting = list(QueueEntry.objects.select_for_update().filter(status=QueueEntry.Status.WAITING)
-                   .select_related("player").order_by("joined_at", "id"))
+                   .order_by("joined_at", "id"))
     games = []
     for size in TABLE_SIZES:
         for preset in PRESETS:

@@ -120,7 +120,8 @@ def rating_record_game(*, game_id: int) -> int:
     one of its players was rated in a pool, that pool is rebuilt so the stored values stay
     exactly those of a rebuild.
     """
-    game = Game.objects.select_for_update().select_related("league").filter(pk=game_id).first()
+    # No select_related here: PostgreSQL cannot lock the nullable side of an outer join.
+    game = Game.objects.select_for_update().filter(pk=game_id).first()
     if game is None or not _counts(game):
         return 0
     seats = list(game.seats.select_related("player").order_by("seat"))
