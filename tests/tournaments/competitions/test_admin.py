@@ -31,8 +31,10 @@ def test_a_director_runs_a_round_from_the_admin_and_prints_it(admin_client):
     assert cards.status_code == 200 and b"Table 2" in cards.content and b"P7" in cards.content
 
     t1, t2 = round_.tables.order_by("number")
-    swap = admin_client.post(reverse("admin:tournaments_table_swap", args=[t1.pk]),
-                             {"player_out": t1.players[0], "player_in": t2.players[0]})
+    swap = admin_client.post(
+        reverse("admin:tournaments_table_swap", args=[t1.pk]),
+        {"player_out": t1.players[0], "player_in": t2.players[0]},
+    )
     assert swap.status_code == 302
     moved = t2.players[0]
     t1.refresh_from_db()
@@ -41,8 +43,10 @@ def test_a_director_runs_a_round_from_the_admin_and_prints_it(admin_client):
     admin_client.post(changelist, {"action": "start_round", "_selected_action": [tournament.pk]})
     round_.refresh_from_db()
     assert round_.status == Round.Status.PLAYING
-    refused = admin_client.post(reverse("admin:tournaments_table_swap", args=[t1.pk]),
-                                {"player_out": t1.players[1], "player_in": t1.players[2]})
+    refused = admin_client.post(
+        reverse("admin:tournaments_table_swap", args=[t1.pk]),
+        {"player_out": t1.players[1], "player_in": t1.players[2]},
+    )
     assert refused.status_code == 200 and b"table_started" in refused.content
 
     standings = admin_client.get(reverse("admin:tournaments_tournament_standings", args=[tournament.pk]))
@@ -53,19 +57,36 @@ def test_a_director_runs_a_round_from_the_admin_and_prints_it(admin_client):
         url = reverse(f"admin:tournaments_{name}_changelist") if name != "registration" else None
         if url:
             assert admin_client.get(url).status_code == 200
-    assert admin_client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk])).status_code == 200
+    assert (
+        admin_client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk])).status_code
+        == 200
+    )
     assert admin_client.get(reverse("admin:tournaments_round_change", args=[round_.pk])).status_code == 200
 
 
 def test_creating_a_tournament_in_the_admin_goes_through_the_service(admin_client):
     league = LeagueFactory()
-    response = admin_client.post(reverse("admin:tournaments_tournament_add"), {
-        "league": league.pk, "name": "Spring cup", "format": "random", "round_mode": "fixed_hands",
-        "hands_per_round": 3, "rounds_planned": 4, "final_table_size": 0, "preferred_table_size": 4,
-        "prefer": "smaller", "cpu_bot": "rule", "rules_overrides": '{"end_score": 50}', "points_by_place": "{}",
-        "registrations-TOTAL_FORMS": 0, "registrations-INITIAL_FORMS": 0,
-        "rounds-TOTAL_FORMS": 0, "rounds-INITIAL_FORMS": 0,
-    })
+    response = admin_client.post(
+        reverse("admin:tournaments_tournament_add"),
+        {
+            "league": league.pk,
+            "name": "Spring cup",
+            "format": "random",
+            "round_mode": "fixed_hands",
+            "hands_per_round": 3,
+            "rounds_planned": 4,
+            "final_table_size": 0,
+            "preferred_table_size": 4,
+            "prefer": "smaller",
+            "cpu_bot": "rule",
+            "rules_overrides": '{"end_score": 50}',
+            "points_by_place": "{}",
+            "registrations-TOTAL_FORMS": 0,
+            "registrations-INITIAL_FORMS": 0,
+            "rounds-TOTAL_FORMS": 0,
+            "rounds-INITIAL_FORMS": 0,
+        },
+    )
     assert response.status_code == 302, response.content[:2000]
     from tournaments.models import Tournament
 

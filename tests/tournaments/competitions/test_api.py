@@ -20,8 +20,15 @@ def director():
 
 
 def _create(client, league, **extra):
-    body = {"league": league.pk, "name": "Thursday", "round_mode": "fixed_hands", "hands_per_round": 1,
-            "rounds_planned": 2, "seed": 3, **extra}
+    body = {
+        "league": league.pk,
+        "name": "Thursday",
+        "round_mode": "fixed_hands",
+        "hands_per_round": 1,
+        "rounds_planned": 2,
+        "seed": 3,
+        **extra,
+    }
     return client.post("/api/tournaments/", body, format="json")
 
 
@@ -75,8 +82,14 @@ def test_players_register_and_withdraw_themselves_but_not_others(director):
 
 
 def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standings(director):
-    tournament = services.tournament_create(league=LeagueFactory(), name="Open", round_mode="fixed_hands",
-                                            hands_per_round=1, rounds_planned=1, seed=2)
+    tournament = services.tournament_create(
+        league=LeagueFactory(),
+        name="Open",
+        round_mode="fixed_hands",
+        hands_per_round=1,
+        rounds_planned=1,
+        seed=2,
+    )
     players = [CpuPlayerFactory() for _ in range(3)]
     for player in players:
         services.tournament_register(tournament_id=tournament.pk, player=player)
@@ -94,7 +107,8 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
     assert [(r["number"], r["status"], r["tables_count"]) for r in rounds] == [(1, "playing", 1)]
     tables = member.get(f"{url}/rounds/1/tables/").json()
     assert len(tables) == 1 and sorted(s["player_id"] for s in tables[0]["seats"]) == sorted(
-        p.pk for p in players)
+        p.pk for p in players
+    )
     assert member.get(f"{url}/rounds/9/tables/").json()["code"] == "round_not_found"
 
     services.table_play_cpus(table_id=tables[0]["id"])
@@ -119,9 +133,16 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
 
 def test_the_tournament_endpoints_are_in_the_openapi_schema(api_client):
     schema = api_client.get("/api/schema/", {"format": "json"}).json()
-    for path in ("/api/tournaments/", "/api/tournaments/{id}/register/", "/api/tournaments/{id}/withdraw/",
-                 "/api/tournaments/{id}/start-round/", "/api/tournaments/{id}/standings/",
-                 "/api/tournaments/{id}/rounds/", "/api/tournaments/{id}/rounds/{number}/tables/",
-                 "/api/tournaments/{id}/results/", "/api/leagues/"):
+    for path in (
+        "/api/tournaments/",
+        "/api/tournaments/{id}/register/",
+        "/api/tournaments/{id}/withdraw/",
+        "/api/tournaments/{id}/start-round/",
+        "/api/tournaments/{id}/standings/",
+        "/api/tournaments/{id}/rounds/",
+        "/api/tournaments/{id}/rounds/{number}/tables/",
+        "/api/tournaments/{id}/results/",
+        "/api/leagues/",
+    ):
         assert path in schema["paths"], path
     assert "post" in schema["paths"]["/api/leagues/"]
