@@ -56,5 +56,20 @@ def start_embedded_worker():
         thread = threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True)
         thread.start()
         worker.ensure_started()
+        threading.Thread(target=_embedded_beat, name="embedded-celery-beat", daemon=True).start()
         _embedded_worker = worker
         return worker
+
+
+def _embedded_beat():
+    """Beat's job without a beat process: send the periodic tasks on their schedule."""
+    import time
+
+    entries = list(app.conf.beat_schedule.values())
+    due = {entry["task"]: time.monotonic() + float(entry["schedule"]) for entry in entries}
+    while True:
+        time.sleep(1)
+        for entry in entries:
+            if time.monotonic() >= due[entry["task"]]:
+                app.send_task(entry["task"])
+                due[entry["task"]] = time.monotonic() + float(entry["schedule"])
