@@ -4,6 +4,7 @@ import math
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 
 from ratings.models import Rating, RatingHistory
 from ratings.rating import Skill, make_model
@@ -158,3 +159,26 @@ def test_a_real_ranked_game_is_rated_when_it_ends():
     assert all(r.games == 1 for r in rows)
     best = min(range(3), key=lambda seat: game.final_totals[seat])
     assert rows[best].mu == max(r.mu for r in rows) > 1500.0
+
+
+@pytest.mark.skipif(not settings.USING_POSTGRES, reason="needs PostgreSQL row locks (CI runs it)")
+@pytest.mark.django_db(transaction=True)
+def test_the_same_game_delivered_twice_at_once_is_rated_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    people = PlayerFactory.create_batch(4)
+    game = finished_game(people, [20, 30, 40, 110])
+
+    def deliver(_):
+        try:
+            return rating_record_game(game_id=game.pk)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        written = sorted(pool.map(deliver, range(2)))
+
+    assert written == [0, 4]
+    assert [global_rating(p).games for p in people] == [1, 1, 1, 1]
