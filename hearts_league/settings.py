@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "channels",
     "tournaments",
     "ratings",
+    "web",
 ]
 
 MIDDLEWARE = [

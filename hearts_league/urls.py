@@ -1,4 +1,4 @@
-"""Top-level URLs: admin, REST API, OpenAPI schema and docs, health check."""
+"""Top-level URLs: admin, REST API, OpenAPI schema and docs, health check, the web pages."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -13,4 +13,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("tournaments.urls")),
     path("api/", include("ratings.urls")),
+    path("", include("web.urls")),
 ]

@@ -1,0 +1,22 @@
+"""The browser pages. Each renders a thin shell; its script talks to the public REST API and
+the WebSocket protocol (docs/websocket.md) only. ``web/session`` and ``web/login`` log the
+browser's session in so that both authenticate by cookie."""
+
+from django.urls import path
+
+from web import views
+
+app_name = "web"
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("tables/<int:game_id>/", views.table, name="table"),
+    path("games/<int:game_id>/replay/", views.replay, name="replay"),
+    path("tournaments/", views.tournaments, name="tournaments"),
+    path("tournaments/<int:tournament_id>/", views.tournament, name="tournament"),
+    path("leaderboard/", views.leaderboard, name="leaderboard"),
+    path("players/<int:player_id>/", views.player, name="player"),
+    path("web/session", views.session_from_token, name="session"),
+    path("web/login", views.login_view, name="login"),
+    path("web/logout", views.logout_view, name="logout"),
+]

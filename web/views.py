@@ -1,0 +1,105 @@
+"""Page shells and the two small session views. No game logic here: the pages' scripts use
+the REST API and the WebSocket protocol, exactly as any other client would."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import authenticate, login, logout
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.authtoken.models import Token
+
+
+def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    context.update(page=page, me=player)
+    return render(request, f"web/{template}", context)
+
+
+@ensure_csrf_cookie
+def lobby(request):
+    return _page(request, "lobby.html", "lobby")
+
+
+@ensure_csrf_cookie
+def table(request, game_id: int):
+    return _page(request, "table.html", "table", game_id=game_id)
+
+
+@ensure_csrf_cookie
+def replay(request, game_id: int):
+    return _page(request, "replay.html", "replay", game_id=game_id)
+
+
+@ensure_csrf_cookie
+def tournaments(request):
+    return _page(request, "tournaments.html", "tournaments")
+
+
+@ensure_csrf_cookie
+def tournament(request, tournament_id: int):
+    return _page(request, "tournament.html", "tournaments", tournament_id=tournament_id)
+
+
+@ensure_csrf_cookie
+def leaderboard(request):
+    return _page(request, "leaderboard.html", "leaderboard")
+
+
+@ensure_csrf_cookie
+def player(request, player_id: int):
+    return _page(request, "player.html", "player", player_id=player_id)
+
+
+def _me(user) -> dict:
+    player = getattr(user, "player", None)
+    return {"authenticated": True, "player_id": player.pk if player else None,
+            "display_name": player.display_name if player else user.get_username(),
+            "is_guest": bool(player and player.is_guest)}
+
+
+@require_POST
+def session_from_token(request):
+    """Log this browser in as the holder of an API token (e.g. from ``POST /api/auth/guest``).
+
+    Protected by CSRF like any form post, so another site cannot log a visitor in as itself.
+    """
+    try:
+        key = json.loads(request.body or b"{}").get("token", "")
+    except (ValueError, AttributeError):
+        key = ""
+    valid = isinstance(key, str) and key
+    token = Token.objects.select_related("user").filter(key=key).first() if valid else None
+    if token is None or not token.user.is_active:
+        return JsonResponse({"code": "invalid_token", "detail": "Unknown or inactive token."}, status=400)
+    login(request, token.user, backend="django.contrib.auth.backends.ModelBackend")
+    return JsonResponse(_me(token.user))
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
+def login_view(request):
+    """A member's sign-in form (username and password) for the session."""
+    error = ""
+    next_url = request.POST.get("next") or request.GET.get("next") or "/"
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        next_url = "/"
+    if request.method == "POST":
+        user = authenticate(request, username=request.POST.get("username", ""),
+                            password=request.POST.get("password", ""))
+        if user is not None:
+            login(request, user)
+            return redirect(next_url)
+        error = "Wrong username or password."
+    return _page(request, "login.html", "login", error=error, next=next_url)
+
+
+@require_POST
+def logout_view(request):
+    logout(request)
+    return redirect("/")
