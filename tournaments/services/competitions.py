@@ -194,9 +194,8 @@ def tournament_create(
 
 
 def _locked_tournament(tournament_id: int) -> Tournament:
-    tournament = (
-        Tournament.objects.select_for_update().select_related("league").filter(pk=tournament_id).first()
-    )
+    locked = Tournament.objects.select_for_update(of=("self",)).select_related("league")
+    tournament = locked.filter(pk=tournament_id).first()
     if tournament is None:
         raise DomainError("tournament_not_found", f"There is no tournament {tournament_id}.", status=404)
     return tournament
@@ -497,7 +496,7 @@ def competition_table_check(*, game_id: int) -> bool:
     if table is None:
         return False
     tournament = _locked_tournament(table.round.tournament_id)
-    table = Table.objects.select_for_update().select_related("round", "game").get(pk=table.pk)
+    table = Table.objects.select_for_update(of=("self",)).select_related("round", "game").get(pk=table.pk)
     if table.status == Table.Status.FINISHED:
         return False
     outcome = _table_outcome(tournament, table.game)

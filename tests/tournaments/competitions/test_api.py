@@ -113,7 +113,10 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
 
     services.table_play_cpus(table_id=tables[0]["id"])
     standings = member.get(f"{url}/standings/").json()
-    assert [line["table_points"] for line in standings] == [4.0, 2.0, 0.0]
+    # The deals are random: places may be shared, but a table of 3 always gives 4 + 2 + 0 points.
+    assert len(standings) == 3 and sum(line["table_points"] for line in standings) == 6.0
+    assert [line["table_points"] for line in standings] == sorted(
+        (line["table_points"] for line in standings), reverse=True)
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     tables = member.get(f"{url}/rounds/1/tables/").json()
     assert tables[0]["status"] == "finished" and len(tables[0]["results"]) == 3
@@ -123,7 +126,7 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
     assert exported.status_code == 200 and exported["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(exported.content.decode())))
     assert len(rows) == 3 and {r["round"] for r in rows} == {"1"}
-    assert sorted(float(r["table_points"]) for r in rows) == [0.0, 2.0, 4.0]
+    assert sum(float(r["table_points"]) for r in rows) == 6.0
     lines = member.get(f"{url}/results/?format=jsonl")
     assert lines["Content-Type"] == "application/x-ndjson"
     parsed = [json.loads(line) for line in lines.content.decode().splitlines()]
