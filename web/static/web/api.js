@@ -92,3 +92,12 @@ export function when(iso) {
   if (!iso) return "";
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
+
+// Several seats may hold the same CPU player: number them so they can be told apart.
+export function seatNames(seats, count) {
+  const names = Array.from({ length: count }, (_, seat) => {
+    const entry = seats.find((s) => s.seat === seat);
+    return (entry && entry.name) || `Seat ${seat + 1}`;
+  });
+  return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
+}

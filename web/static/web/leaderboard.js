@@ -1,1 +1,43 @@
-// placeholder
+import { api, apiAll, esc, when } from "./api.js";
+
+const pool = document.getElementById("pool");
+const box = document.getElementById("leaderboard");
+
+function rows(list, ranked) {
+  return list.map((r) => `<tr><td>${ranked ? r.rank : "–"}</td><th scope="row"><a href="/players/${r.player_id}/">${esc(r.name)}</a></th>
+    <td>${r.conservative.toFixed(1)}</td><td>${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}</td><td>${r.games}</td>
+    <td>${when(r.last_played_at)}</td></tr>`).join("");
+}
+
+function tableOf(list, ranked, caption) {
+  return `<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">Rank</th><th scope="col">Player</th>
+    <th scope="col">Rating (μ − 3σ)</th><th scope="col">μ ± σ</th><th scope="col">Games</th><th scope="col">Last played</th></tr></thead>
+    <tbody>${rows(list, ranked)}</tbody></table></div>`;
+}
+
+async function load() {
+  const league = pool.value;
+  const url = league ? `/api/leagues/${league}/leaderboard` : "/api/leaderboard";
+  const params = new URL(location.href);
+  if (league) params.searchParams.set("league", league);
+  else params.searchParams.delete("league");
+  history.replaceState(null, "", params);
+  try {
+    const board = await api(url);
+    box.innerHTML = (board.ranked.length ? tableOf(board.ranked, true, "Ranked players") : '<p class="muted">Nobody is ranked yet.</p>')
+      + (board.provisional.length ? tableOf(board.provisional, false, `Provisional (fewer than ${board.min_games} games, or too uncertain)`) : "");
+  } catch (error) {
+    box.innerHTML = "";
+    document.getElementById("error").textContent = error.message;
+  }
+}
+
+async function start() {
+  const leagues = await apiAll("/api/leagues/").catch(() => []);
+  pool.insertAdjacentHTML("beforeend", leagues.map((l) => `<option value="${l.id}">${esc(l.name)}</option>`).join(""));
+  pool.value = new URL(location.href).searchParams.get("league") || "";
+  pool.addEventListener("change", load);
+  await load();
+}
+
+start();

@@ -1,1 +1,65 @@
-// placeholder
+// A player: ratings in every pool and the rating history drawn as an inline SVG chart.
+import { api, apiAll, esc, when } from "./api.js";
+
+const root = document.getElementById("player");
+const id = Number(root.dataset.player);
+const $ = (name) => document.getElementById(name);
+const SVG = "http://www.w3.org/2000/svg";
+
+function chart(history) {
+  const box = $("chart");
+  if (!history.length) {
+    box.innerHTML = '<p class="muted">No rated game yet.</p>';
+    return;
+  }
+  const points = [{ mu: history[0].mu_before, sigma: history[0].sigma_before, label: "start" },
+    ...history.map((h) => ({ mu: h.mu_after, sigma: h.sigma_after, label: when(h.played_at), game: h.game }))];
+  const width = 720;
+  const height = 280;
+  const pad = { left: 48, right: 16, top: 16, bottom: 32 };
+  const lows = points.map((p) => p.mu - p.sigma);
+  const highs = points.map((p) => p.mu + p.sigma);
+  let min = Math.floor(Math.min(...lows));
+  let max = Math.ceil(Math.max(...highs));
+  if (max - min < 2) { min -= 1; max += 1; }
+  const x = (i) => pad.left + (points.length === 1 ? 0 : (i * (width - pad.left - pad.right)) / (points.length - 1));
+  const y = (v) => pad.top + ((max - v) * (height - pad.top - pad.bottom)) / (max - min);
+  const line = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.mu).toFixed(1)}`).join(" ");
+  const band = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.mu + p.sigma).toFixed(1)}`).join(" ")
+    + " " + [...points].reverse().map((p, j) => `L${x(points.length - 1 - j).toFixed(1)},${y(p.mu - p.sigma).toFixed(1)}`).join(" ") + " Z";
+  const ticks = [min, (min + max) / 2, max].map((v) => `<line class="axis" x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke-dasharray="3 4"/>
+    <text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(1)}</text>`).join("");
+  const last = points[points.length - 1];
+  const first = points[0];
+  box.innerHTML = `<svg xmlns="${SVG}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc">
+    <title id="chart-title">Rating (μ) after each rated game, with ±σ shaded</title>
+    <desc id="chart-desc">${history.length} rated games: from ${first.mu.toFixed(1)} to ${last.mu.toFixed(1)}.</desc>
+    ${ticks}<path class="band" d="${band}"/><path class="line" d="${line}"/>
+    ${points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.mu).toFixed(1)}" r="3.5" fill="#b3122e"><title>${esc(p.label)}: ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}</title></circle>`).join("")}
+    <text x="${pad.left}" y="${height - 8}">first game</text><text x="${width - pad.right}" y="${height - 8}" text-anchor="end">latest</text>
+  </svg>`;
+}
+
+async function start() {
+  const player = await api(`/api/players/${id}/`);
+  $("p-name").textContent = player.display_name;
+  document.title = `${player.display_name} · Hearts League`;
+  const ratings = await api(`/api/players/${id}/ratings?pool=global`);
+  const history = [...ratings.results].reverse(); // the API lists newest first
+  $("ratings").innerHTML = ratings.ratings.length
+    ? `<div class="scroll"><table><thead><tr><th scope="col">Pool</th><th scope="col">μ − 3σ</th><th scope="col">μ ± σ</th><th scope="col">Games</th></tr></thead>
+      <tbody>${ratings.ratings.map((r) => `<tr><th scope="row">${esc(r.league_name || "Global")}${r.provisional ? ' <span class="badge">provisional</span>' : ""}</th>
+      <td>${r.conservative.toFixed(1)}</td><td>${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}</td><td>${r.games}</td></tr>`).join("")}</tbody></table></div>`
+    : '<p class="muted">Not rated yet: ratings come from ranked games.</p>';
+  chart(history);
+  const games = (await apiAll(`/api/players/${id}/games`, 1)).slice(0, 20);
+  $("games").innerHTML = games.length
+    ? `<ul class="games">${games.map((g) => `<li class="game-row"><span>Game ${g.id} · ${esc(g.status)}${g.ranked ? ' <span class="badge">ranked</span>' : ""}
+      <br><span class="muted">${g.seats.map((s) => esc(s.name || "open")).join(", ")}</span></span>
+      ${g.status === "finished" ? `<a class="button" href="/games/${g.id}/replay/">Replay</a>` : `<a class="button" href="/tables/${g.id}/">Table</a>`}</li>`).join("")}</ul>`
+    : '<p class="muted">No games yet.</p>';
+}
+
+start().catch((error) => {
+  $("error").textContent = error.status === 404 ? "There is no such player." : error.message;
+});

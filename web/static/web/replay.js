@@ -1,7 +1,7 @@
 // The replay viewer: GET /api/games/{id}/replay/?at=N for each step (every hand shown once the
 // game is over), the event list for trick and hand boundaries, and ?at=N in the page's own URL
 // so that every step has a link of its own.
-import { api, esc } from "./api.js";
+import { api, esc, seatNames } from "./api.js";
 import { cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
 
 const root = document.getElementById("replay");
@@ -19,7 +19,7 @@ let at = 1;
 const cache = new Map();
 let loading = 0;
 
-const nameOf = (seat) => (game.seats[seat] && game.seats[seat].name) || `Seat ${seat + 1}`;
+const nameOf = (seat) => seatNames(game.seats, game.players)[seat];
 
 function describe(event) {
   if (!event) return "";

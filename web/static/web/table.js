@@ -1,7 +1,7 @@
 // The live table. Loads the game over REST, then follows it over the WebSocket protocol
 // (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
-import { api, deviceId, ensureSession, esc, toast } from "./api.js";
+import { api, deviceId, ensureSession, esc, seatNames, toast } from "./api.js";
 import { cardButton, cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
 
 const root = document.getElementById("table");
@@ -29,10 +29,8 @@ let pingTimer = null;
 let commandCounter = 0;
 
 function nameOf(seat) {
-  const entry = game && game.seats.find((s) => s.seat === seat);
   if (seat === mySeat) return "You";
-  if (entry && entry.name) return entry.name;
-  return `Seat ${seat + 1}`;
+  return game ? seatNames(game.seats, game.players)[seat] : `Seat ${seat + 1}`;
 }
 
 function setError(message) {

@@ -1,1 +1,16 @@
-// placeholder
+import { apiAll, esc, when } from "./api.js";
+
+const box = document.getElementById("tournaments");
+
+async function start() {
+  const rows = await apiAll("/api/tournaments/");
+  box.innerHTML = rows.length
+    ? `<ul class="games">${rows.map((t) => `<li class="game-row"><span><a href="/tournaments/${t.id}/"><strong>${esc(t.name)}</strong></a>
+        · ${esc(t.format)} · ${esc(t.status)}${t.players_count != null ? ` · ${t.players_count} players` : ""}</span>
+        <span class="muted">${when(t.started_at || t.created_at)}</span></li>`).join("")}</ul>`
+    : '<p class="muted">No tournament yet.</p>';
+}
+
+start().catch((error) => {
+  box.innerHTML = `<p class="error" role="alert">${esc(error.message)}</p>`;
+});

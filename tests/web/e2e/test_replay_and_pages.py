@@ -1,0 +1,118 @@
+"""The replay viewer steps through a finished game; tournament, leaderboard and player pages
+show what the API holds."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from tests.web.e2e.conftest import manage, pytestmark, screenshot  # noqa: F401 - the skip marker applies here
+
+CREATE_CPU_GAME = """async () => {
+    const m = await import('/static/web/api.js');
+    await m.ensureSession();
+    const game = await m.api('/api/games/', {method: 'POST', body: {
+        rules: {players: 4, end_score: 1},
+        seats: Array(4).fill({kind: 'cpu', bot: 'rule'})}});
+    return game.id;
+}"""
+
+
+def _finished_cpu_game(page) -> int:
+    page.goto("/")
+    game_id = page.evaluate(CREATE_CPU_GAME)
+    deadline = time.monotonic() + 60
+    while page.request.get(f"/api/games/{game_id}/").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the CPU game did not finish in 60 s"
+        time.sleep(0.3)
+    return game_id
+
+
+def _at(page) -> int:
+    return int(page.locator("#replay").get_attribute("data-at"))
+
+
+def _wait_at(page, value: int):
+    page.wait_for_function("(n) => document.querySelector('#replay').dataset.at === String(n)", arg=value)
+
+
+def test_the_replay_viewer_steps_through_a_finished_game(page):
+    game_id = _finished_cpu_game(page)
+    page.goto(f"/games/{game_id}/replay/")
+    page.wait_for_selector("#replay[data-at]:not([data-at=''])")
+    start = _at(page)
+    last = int(page.locator("#replay").get_attribute("data-last"))
+    assert start < last
+    # All four hands are shown, 13 cards each, right after the deal.
+    for seat in range(4):
+        assert page.locator(f'#seats .seat[data-seat="{seat}"] .card').count() == 13
+    assert re.search(rf"[?&]at={start}\b", page.url)
+
+    page.get_by_role("button", name="Next event").click()
+    _wait_at(page, start + 1)
+    assert f"at={start + 1}" in page.url and f"at={start + 1}" in page.locator("#share").inner_text()
+    page.get_by_role("button", name="Previous event").click()
+    _wait_at(page, start)
+    page.keyboard.press("ArrowRight")
+    _wait_at(page, start + 1)
+
+    # Trick by trick: the trick is shown with its winner.
+    page.get_by_role("button", name="Next trick").click()
+    page.wait_for_function("(n) => Number(document.querySelector('#replay').dataset.at) > n", arg=start + 1)
+    assert "took trick 1" in page.locator("#trick-caption").inner_text()
+    assert page.locator("#trick .card").count() == 4
+    trick_one = _at(page)
+    page.get_by_role("button", name="Next trick").click()
+    page.wait_for_function("(n) => Number(document.querySelector('#replay').dataset.at) > n", arg=trick_one)
+    assert "took trick 2" in page.locator("#trick-caption").inner_text()
+    assert page.locator('#seats .seat[data-seat="0"] .card:not(.played)').count() == 11
+    screenshot(page, "replay")
+
+    # A shared link opens the same step; the end shows the final scores.
+    shared = _at(page)
+    page.goto(f"/games/{game_id}/replay/?at={trick_one}")
+    _wait_at(page, trick_one)
+    assert "took trick 1" in page.locator("#trick-caption").inner_text()
+    page.get_by_role("button", name="Last event").click()
+    _wait_at(page, last)
+    assert page.locator("#scores tbody tr").count() >= 1
+    assert page.get_by_role("button", name="Next event").is_disabled()
+    page.select_option("#hand-select", index=0)
+    _wait_at(page, start)
+
+    assert shared > trick_one
+    assert not page.console_errors, page.console_errors
+
+
+def test_tournament_leaderboard_and_player_pages(page, live_server_url):
+    manage(live_server_url["env"], "simulate_tournament", "--players", "8", "--rounds", "2", "--hands", "1",
+           "--no-progress", "--seed", "7")
+    page.goto("/tournaments/")
+    page.locator("#tournaments a").first.click()
+    page.wait_for_url(re.compile(r"/tournaments/\d+/$"))
+    page.wait_for_selector("#standings-table")
+    assert page.locator("#standings-table tbody tr").count() == 8
+    page.wait_for_selector("#rounds h3")
+    assert page.locator("#rounds h3").count() == 2
+    replays = page.get_by_role("link", name=re.compile(r"Replay table \d"))
+    assert replays.count() == 4
+    screenshot(page, "standings")
+
+    replays.first.click()
+    page.wait_for_url(re.compile(r"/games/\d+/replay/"))
+    page.wait_for_selector("#replay[data-at]:not([data-at=''])")
+
+    page.goto("/tournaments/")
+    page.locator("#tournaments a").first.click()
+    page.wait_for_selector("#standings-table")
+    page.locator("#standings-table tbody a").first.click()
+    page.wait_for_url(re.compile(r"/players/\d+/$"))
+    page.wait_for_function("document.querySelector('#games').children.length > 0")
+    assert page.locator("#p-name").inner_text().startswith("Rule CPU")
+    screenshot(page, "player")
+
+    page.goto("/leaderboard/")
+    page.wait_for_function("!document.querySelector('#leaderboard').textContent.includes('Loading')")
+    assert page.locator("#pool option").count() >= 2
+    screenshot(page, "leaderboard")
+    assert not page.console_errors, page.console_errors
