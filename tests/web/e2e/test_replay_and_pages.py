@@ -3,6 +3,7 @@ show what the API holds."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -16,6 +17,19 @@ CREATE_CPU_GAME = """async () => {
         seats: Array(4).fill({kind: 'cpu', bot: 'rule'})}});
     return game.id;
 }"""
+
+
+def _history(game, mu_before, mu_after, day):
+    return {"game": game, "league": None, "seat": 0, "total": 20, "place": 1, "rated_players": 4,
+            "mu_before": mu_before, "sigma_before": 8.0, "mu_after": mu_after, "sigma_after": 7.5,
+            "played_at": f"2026-11-{day:02d}T20:00:00Z"}
+
+
+RATINGS = {"count": 3, "next": None, "previous": None, "player": 1,
+           "results": [_history(3, 27.0, 29.5, 3), _history(2, 24.0, 27.0, 2), _history(1, 25.0, 24.0, 1)],
+           "ratings": [{"league": None, "league_name": None, "mu": 29.5, "sigma": 7.5, "conservative": 7.0,
+                        "games": 3, "provisional": True, "last_played_at": "2026-11-03T20:00:00Z",
+                        "model": "openskill"}]}
 
 
 def _finished_cpu_game(page) -> int:
@@ -105,11 +119,18 @@ def test_tournament_leaderboard_and_player_pages(page, live_server_url):
     page.goto("/tournaments/")
     page.locator("#tournaments a").first.click()
     page.wait_for_selector("#standings-table")
+    # The rating history chart: the ratings API's answer is stubbed (tournament CPUs are not rated).
+    page.route(re.compile(r".*/api/players/\d+/ratings.*"), lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(RATINGS)))
     page.locator("#standings-table tbody a").first.click()
     page.wait_for_url(re.compile(r"/players/\d+/$"))
     page.wait_for_function("document.querySelector('#games').children.length > 0")
     assert page.locator("#p-name").inner_text().startswith("Rule CPU")
+    assert page.locator("#chart svg path.line").count() == 1
+    assert page.locator("#chart svg circle").count() == 4  # the start and three games
+    assert "3 rated games" in page.locator("#chart svg desc").text_content()
     screenshot(page, "player")
+    page.unroute(re.compile(r".*/api/players/\d+/ratings.*"))
 
     page.goto("/leaderboard/")
     page.wait_for_function("!document.querySelector('#leaderboard').textContent.includes('Loading')")

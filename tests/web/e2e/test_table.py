@@ -115,4 +115,11 @@ def test_play_a_hand_against_three_cpus(page):
     assert page.locator("#scores tfoot td").count() == 4
     page.wait_for_function("document.querySelector('#table').dataset.hand === '2'")
     screenshot(page, "table")
+    # On a phone: the hand wraps and every card stays a large enough tap target.
+    page.set_viewport_size({"width": 390, "height": 844})
+    sizes = page.locator("#hand button.card").evaluate_all(
+        "(els) => els.map((e) => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+    assert sizes and all(w >= 44 and h >= 44 for w, h in sizes)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    screenshot(page, "table-phone")
     assert not page.console_errors, page.console_errors
