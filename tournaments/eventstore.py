@@ -83,10 +83,7 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
     Every HandDealt is followed by its DealCommitted. Updates ``game.seq`` (the caller saves).
     """
     assert transaction.get_connection().in_atomic_block, "append_events needs the caller's transaction"
-    previous = (
-        GameEvent.objects.filter(game=game, seq=game.seq).values_list("hash", flat=True).first()
-        if game.seq else GENESIS_HASH
-    )
+    previous = game.head_hash if game.seq else GENESIS_HASH
     now = timezone.now()
     rows = []
     for event in _with_commitments(game, events):

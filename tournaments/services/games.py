@@ -243,8 +243,9 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
 
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
     game = lock_game(game_id)
+    seats = list(game.seats.select_related("player"))
     if seat is None:
-        seat_row = game.seats.filter(player=player).first() if player is not None else None
+        seat_row = next((s for s in seats if player is not None and s.player_id == player.pk), None)
         if seat_row is None:
             raise DomainError("not_seated", "You do not sit at this table.", status=403)
         if seat_row.away:
@@ -274,7 +275,7 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
         game.final_totals, game.winner_seat = list(state.totals), state.winner
         events.append(DealSaltRevealed(salt=game.deal_salt).to_dict())
     rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
-    plan = plan_turn(game, state)
+    plan = plan_turn(game, state, seats)
     game.save()
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan)

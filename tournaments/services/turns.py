@@ -38,19 +38,23 @@ def turn_key(state: engine.Game) -> str:
     return f"{state.hand_number}:{state.phase}"
 
 
-def cpu_seats(game: Game) -> set[int]:
+def cpu_seats(game: Game, seats=None) -> set[int]:
     """Seats a CPU plays now: CPU players, and players who are away."""
-    return {s.seat for s in game.seats.select_related("player") if s.player is not None and s.played_by_cpu}
+    rows = seats if seats is not None else game.seats.select_related("player")
+    return {s.seat for s in rows if s.player is not None and s.played_by_cpu}
 
 
-def plan_turn(game: Game, state: engine.Game) -> TurnPlan:
-    """Set the game's turn fields for the state it is now in (the caller saves the row)."""
+def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:
+    """Set the game's turn fields for the state it is now in (the caller saves the row).
+
+    ``seats``: the game's seats with their players, if the caller has them already.
+    """
     now = timezone.now()
     if game.status != Game.Status.ACTIVE or state.phase == "game_over":
         game.turn_key, game.turn_deadline, game.cpu_due_at = "", None, None
         return TurnPlan()
     to_act = state.to_act
-    by_cpu = cpu_seats(game)
+    by_cpu = cpu_seats(game, seats)
     cpu_to_act = any(seat in by_cpu for seat in to_act)
     humans_to_act = [seat for seat in to_act if seat not in by_cpu]
     key = turn_key(state)
