@@ -54,6 +54,15 @@ class DealCommitted(TableEvent):
 
 
 @dataclass(frozen=True)
+class HandLimitReached(TableEvent):
+    """The table's hand limit (a timed tournament round) was reached: the game stops here."""
+
+    type: ClassVar[str] = "HandLimitReached"
+    hands: int
+    totals: list
+
+
+@dataclass(frozen=True)
 class DealSaltRevealed(TableEvent):
     """The game is over: with this salt anyone can check every DealCommitted."""
 
@@ -62,4 +71,4 @@ class DealSaltRevealed(TableEvent):
 
 
 TABLE_EVENT_TYPES = {cls.type for cls in (PlayersSeated, SeatVacated, SeatReclaimed, DealCommitted,
-                                          DealSaltRevealed)}
+                                          HandLimitReached, DealSaltRevealed)}

@@ -254,11 +254,17 @@ def audit_game(game: Game) -> AuditReport:
     if len(replayed_dicts) != len(engine_rows):
         return bad(rows[-1].seq, "the replay produced a different number of events")
 
-    over = replayed.phase == "game_over"
+    stopped = next((r for r in rows if r.type == "HandLimitReached"), None)
+    over = replayed.phase == "game_over" or stopped is not None
     if over != game.is_over:
         return bad(rows[-1].seq, "the stored game status disagrees with the replay")
-    if over and (game.final_totals != list(replayed.totals) or game.winner_seat != replayed.winner):
+    if stopped is not None and (stopped.payload["totals"] != list(replayed.totals)
+                                or replayed.hand_number != stopped.payload["hands"] + 1):
+        return bad(stopped.seq, "the hand limit was not where the replay says")
+    if over and game.final_totals != list(replayed.totals):
         return bad(rows[-1].seq, "the stored result disagrees with the replay")
+    if replayed.phase == "game_over" and game.winner_seat != replayed.winner:
+        return bad(rows[-1].seq, "the stored winner disagrees with the replay")
     cached_equal = engine_cache.read(game, lambda state: state == replayed)
     if cached_equal[0] and not cached_equal[1]:
         return bad(rows[-1].seq, "the cached state differs from the replay")

@@ -171,3 +171,16 @@ def test_concurrent_commands_for_the_same_turn_append_exactly_one():
     final = Game.objects.get(pk=game.pk)
     assert final.seq == seq + 1
     assert list(final.events.order_by("seq").values_list("seq", flat=True)) == list(range(1, seq + 2))
+
+
+def test_a_hand_limit_stops_the_game_after_that_hand_and_it_still_audits():
+    game, people, clients = seated_table(rules={"passing": "off"}, hand_limit=1)
+    game = play_through_services(game, people)
+    assert game.status == Game.Status.FINISHED
+    types = list(game.events.order_by("seq").values_list("type", flat=True))
+    assert types.count("HandScored") == 1 and types[-2:] == ["HandLimitReached", "DealSaltRevealed"]
+    scored = game.events.get(type="HandScored").payload
+    assert game.final_totals == scored["totals"]
+    assert eventstore.audit_game(game).ok
+    refused = clients[0].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": "2C"}, format="json")
+    assert refused.status_code == 409 and refused.json()["code"] == "game_over"

@@ -87,6 +87,8 @@ class Game(models.Model):
     ranked = models.BooleanField(default=False)
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True,
                                                     help_text="None (unlimited), 30 or 60")
+    hand_limit = models.PositiveSmallIntegerField(null=True, blank=True,
+                                                  help_text="stop after this many hands (timed club rounds)")
     league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
     created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="games_created")

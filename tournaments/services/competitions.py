@@ -439,6 +439,8 @@ def tournament_start_round(*, tournament_id: int) -> Round:
             turn_seconds=tournament.turn_seconds,
             league=tournament.league,
             deals=round_.deals.get(str(table.size)) or None,
+            hand_limit=tournament.hands_per_round
+            if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None,
         )
         table.status = Table.Status.PLAYING
         table.save(update_fields=["game", "status"])

@@ -15,7 +15,7 @@ from django.utils import timezone
 import engine
 from hearts_league.api import DomainError
 from tournaments import eventstore
-from tournaments.events import DealSaltRevealed, PlayersSeated, SeatReclaimed, SeatVacated
+from tournaments.events import DealSaltRevealed, HandLimitReached, PlayersSeated, SeatReclaimed, SeatVacated
 from tournaments.models import Game, GameEvent, GameSeat, League, Player
 from tournaments.services.turns import TurnPlan, plan_turn
 
@@ -65,11 +65,12 @@ def _parse_rules(rules: dict | None, league: League | None) -> engine.Rules:
 @transaction.atomic
 def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatSpec] | None = None,
                 ranked: bool = False, turn_seconds: int | None = None, league: League | None = None,
-                device_id: str = "", deals: list | None = None) -> Game:
+                device_id: str = "", deals: list | None = None, hand_limit: int | None = None) -> Game:
     """Create a table; it starts as soon as every seat is filled.
 
     ``deals``: the hands to deal, in order (as ``engine.Game.new`` takes them), e.g. a
-    tournament round's duplicate deals; later hands are dealt at random.
+    tournament round's duplicate deals; later hands are dealt at random. ``hand_limit``: the
+    game stops after that many hands (a timed club round; HandLimitReached), ties and all.
     """
     parsed = _parse_rules(rules, league)
     if turn_seconds not in TURN_TIMES:
@@ -85,7 +86,10 @@ def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatS
     if len(humans) != len(set(humans)):
         raise DomainError("invalid_seats", "A player can take only one seat at a table.")
 
+    if hand_limit is not None and not 1 <= hand_limit <= 100:
+        raise DomainError("invalid_hand_limit", "A hand limit is between 1 and 100 hands.")
     game = Game.objects.create(rules=parsed.to_dict(), ranked=ranked, turn_seconds=turn_seconds,
+                               hand_limit=hand_limit,
                                league=league, created_by=creator)
     now = timezone.now()
     GameSeat.objects.bulk_create([
@@ -274,6 +278,14 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
         game.final_totals, game.winner_seat = list(state.totals), state.winner
         events.append(DealSaltRevealed(salt=game.deal_salt).to_dict())
+    elif game.hand_limit and any(e["type"] == "HandScored" and e["hand_number"] >= game.hand_limit
+                                 for e in events):
+        totals = list(state.totals)
+        lowest = [seat for seat, total in enumerate(totals) if total == min(totals)]
+        game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
+        game.final_totals, game.winner_seat = totals, lowest[0] if len(lowest) == 1 else None
+        events += [HandLimitReached(hands=game.hand_limit, totals=totals).to_dict(),
+                   DealSaltRevealed(salt=game.deal_salt).to_dict()]
     rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
     game.save()

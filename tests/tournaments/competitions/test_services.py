@@ -210,13 +210,14 @@ def test_the_finished_game_hook_records_the_table_once_and_auto_advances():
     assert round2.status == Round.Status.PLAYING  # auto-advance seated and started it
 
 
-def test_a_fixed_hands_table_counts_the_totals_after_its_last_hand_even_if_the_game_goes_on():
+def test_a_fixed_hands_table_stops_its_game_after_its_last_hand_and_counts_those_totals():
     tournament, _ = _tournament(4, round_mode="fixed_hands", hands_per_round=1)
     round_ = services.tournament_start_round(tournament_id=tournament.pk)
     table = services.table_play_cpus(table_id=round_.tables.get().pk)
     assert table.status == Table.Status.FINISHED
     table.game.refresh_from_db()
-    assert table.game.status == Game.Status.ACTIVE  # the game would go on to the end score
+    assert table.game.status == Game.Status.FINISHED  # stopped by the hand limit, not the end score
+    assert GameEvent.objects.filter(game=table.game, type="HandLimitReached").exists()
     scored = GameEvent.objects.filter(game=table.game, type="HandScored").order_by("seq").first().payload
     assert [r.hearts_points for r in table.results.order_by("seat")] == scored["totals"]
     assert all(r.hands_played == 1 for r in table.results.all())
