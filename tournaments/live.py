@@ -94,9 +94,15 @@ def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: dateti
                   finished: bool = False) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify(game_id, seq)
-    if finished:
-        scheduler.game_finished(game_id)
-    if cpu_to_act:
-        scheduler.cpu_move(game_id, seq, settings.HEARTS_CPU_DELAY)
-    if new_deadline is not None:
-        scheduler.turn_timer(game_id, new_deadline)
+    # The change is committed already: a broker that is down must not turn it into an error for
+    # the client (who would retry a command that was applied). A lost CPU move or turn timer is
+    # made by the sweeper (``tournaments.sweep``: cpu_due_at / turn_deadline are in the row).
+    try:
+        if finished:
+            scheduler.game_finished(game_id)
+        if cpu_to_act:
+            scheduler.cpu_move(game_id, seq, settings.HEARTS_CPU_DELAY)
+        if new_deadline is not None:
+            scheduler.turn_timer(game_id, new_deadline)
+    except Exception:
+        log.exception("could not schedule the follow-ups of game %s at seq %s; the sweeper will", game_id, seq)

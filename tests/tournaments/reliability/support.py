@@ -146,10 +146,10 @@ def redis_server_binary() -> str | None:
     return shutil.which("redis-server")
 
 
-def start_redis(port: int) -> subprocess.Popen:
+def start_redis(port: int, log_path: Path | None = None) -> subprocess.Popen:
     process = subprocess.Popen(
         [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=log_path.open("a") if log_path else subprocess.DEVNULL, stderr=subprocess.STDOUT)
     wait_for(lambda: _answers(port), timeout=10, what=f"redis-server on port {port}")
     return process
 
