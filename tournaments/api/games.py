@@ -107,6 +107,9 @@ class CommandThrottle(UserRateThrottle):
     scope = "commands"
 
 
+MAX_ID = 2**63 - 1  # the largest bigint
+
+
 def _seat_param(request, name="seat"):
     raw = request.query_params.get(name)
     if raw in (None, ""):
@@ -127,6 +130,8 @@ def _int_param(request, name, default=None, minimum=0):
         raise DomainError("invalid_parameter", f"'{name}' must be an integer.") from None
     if value < minimum:
         raise DomainError("invalid_parameter", f"'{name}' must be at least {minimum}.")
+    if value > MAX_ID:  # the database would refuse it (a 500) rather than find nothing
+        raise DomainError("invalid_parameter", f"'{name}' must be at most {MAX_ID}.")
     return value
 
 
@@ -309,9 +314,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     def _game_id(self, pk) -> int:
         try:
-            return int(pk)
+            value = int(pk)
         except (TypeError, ValueError):
-            raise DomainError("game_not_found", f"There is no game {pk}.", status=404) from None
+            value = 0
+        if not 0 < value <= MAX_ID:
+            raise DomainError("game_not_found", f"There is no game {pk}.", status=404)
+        return value
 
     def get_object(self):
         return get_object_or_404(Game, pk=self._game_id(self.kwargs["pk"]))

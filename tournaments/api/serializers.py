@@ -12,7 +12,7 @@ class LeagueSerializer(serializers.ModelSerializer):
 
 
 class PlayerSerializer(serializers.ModelSerializer):
-    club = serializers.CharField(source="club.name", read_only=True, default=None)
+    club = serializers.CharField(source="club.name", read_only=True, default=None, allow_null=True)
     is_cpu = serializers.BooleanField(read_only=True)
 
     class Meta:

@@ -1,0 +1,108 @@
+"""Hostile input over REST: schemathesis against our OpenAPI schema (no 500, responses and
+content types as documented), and DRF throttling on commands and auth (429 with a code).
+
+WebSocket hostile input (not JSON, too big, unknown type, wrong field types, floods) is covered
+in tests/tournaments/consumers/test_game_consumer.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from django.core.cache import cache
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from rest_framework.throttling import SimpleRateThrottle
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+
+from tests.factories import PlayerFactory
+from tests.tournaments.helpers import client_for, next_command, seated_table
+from tournaments import eventstore
+from tournaments.models import Game
+
+pytestmark = pytest.mark.django_db
+
+
+def _wsgi_app():
+    from django.core.wsgi import get_wsgi_application
+
+    return get_wsgi_application()
+
+
+# Loaded at collection (Django is set up by then; building the schema needs no database).
+# schemathesis.pytest.from_fixture would load it lazily but does not work with pytest 9.
+schema = schemathesis.openapi.from_wsgi("/api/schema/", _wsgi_app())
+
+
+@pytest.fixture
+def wsgi_requests(db, monkeypatch):
+    """Requests through the WSGI app inside the test's transaction, with generous throttles."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    # the fuzzer is one client; the throttles have their own tests below
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "100000/minute",
+                                                              "commands": "100000/minute"})
+    # as Django's test client does: keep the test's connection (and its transaction) open
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def player_headers(wsgi_requests):
+    """An authenticated player seated at a live table (id 1.. so generated ids sometimes hit it)."""
+    _, people, _ = seated_table()
+    from rest_framework.authtoken.models import Token
+
+    token, _ = Token.objects.get_or_create(user=people[0].user)
+    return {"Authorization": f"Token {token.key}"}
+
+
+@schema.parametrize()
+@hypothesis_settings(max_examples=4, deadline=None, derandomize=True,
+                     suppress_health_check=list(HealthCheck))
+def test_no_request_makes_a_500_or_breaks_the_documented_responses(case, player_headers):
+    case.call_and_validate(headers=player_headers,
+                           checks=[not_a_server_error, response_schema_conformance, content_type_conformance])
+
+
+# --- throttling -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tight_rates(monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "3/minute", "commands": "4/minute"})
+    keys = ["throttle_auth_127.0.0.1"]
+    cache.delete_many(keys)
+    yield keys
+    cache.delete_many(keys)
+
+
+def test_commands_over_the_rate_get_429_with_a_code(tight_rates):
+    game, people, clients = seated_table()
+    tight_rates.append(f"throttle_commands_{people[0].user_id}")
+    cache.delete_many(tight_rates)
+    view = eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda s: s.view(0))
+    body = {**next_command(view), "command_id": "same"}
+    codes = [clients[0].post(f"/api/games/{game.pk}/commands/", body, format="json").status_code for _ in range(6)]
+    assert codes[:4] == [200] * 4 and codes[4:] == [429, 429]
+    refused = clients[0].post(f"/api/games/{game.pk}/commands/", body, format="json")
+    assert refused.json()["code"] == "throttled" and "Retry-After" in refused.headers
+    # another player's commands are counted separately
+    other = clients[1].post(f"/api/games/{game.pk}/commands/", {"type": "pass", "cards": []}, format="json")
+    assert other.status_code != 429
+    tight_rates.append(f"throttle_commands_{people[1].user_id}")
+
+
+def test_auth_over_the_rate_gets_429_with_a_code(tight_rates, api_client):
+    PlayerFactory()
+    codes = [api_client.post("/api/auth/token", {"username": "nobody", "password": "wrong-password"},
+                             format="json").status_code for _ in range(5)]
+    assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429]
+    refused = api_client.post("/api/auth/guest", {"device_id": "device-0123456789abcdef"}, format="json")
+    assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+    assert client_for(PlayerFactory()).get("/api/games/").status_code == 200  # reading is not throttled
