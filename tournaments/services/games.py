@@ -127,7 +127,8 @@ def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
 def game_join(*, game_id: int, player: Player, seat: int | None = None, device_id: str = "") -> Game:
     """Take an open seat (or, mid-game, take back your own seat from the same device)."""
     game = lock_game(game_id)
-    seats = list(game.seats.select_for_update().select_related("player"))
+    # of=self: PostgreSQL refuses FOR UPDATE on the nullable side of the (open seat) player join
+    seats = list(game.seats.select_for_update(of=("self",)).select_related("player"))
     mine = next((s for s in seats if s.player_id == player.pk), None)
     if game.status == Game.Status.ACTIVE and mine is not None and mine.away:
         seat_reclaim(game, mine, device_id)
