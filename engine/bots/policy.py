@@ -16,6 +16,7 @@ from ..rules import Rules
 
 NOT_HEARTS = ((1 << 52) - 1) ^ HEARTS
 HIGH_SPADES = KS_BIT | AS_BIT
+LOW_SPADES = SPADES & (QS_BIT - 1)
 QS = QS_BIT.bit_length() - 1
 _S0, _S1, _S2, _S3 = 0x1FFF, 0x1FFF << 13, 0x1FFF << 26, 0x1FFF << 39
 
@@ -55,6 +56,13 @@ def _lo_rank(m: int) -> int:
     return best
 
 
+def _queen_elsewhere(hands: list[int], me: int) -> bool:
+    for s, h in enumerate(hands):
+        if h & QS_BIT:
+            return s != me
+    return False
+
+
 def policy_playout(st: PlayState, rules: Rules, rng: random.Random, eps: float = 0.1,
                    moon_choice: str | None = None) -> list[int]:
     """Play ``st`` to the end of the hand (in place) with the heuristic policy and
@@ -67,6 +75,8 @@ def policy_playout(st: PlayState, rules: Rules, rng: random.Random, eps: float =
     maria = rules.black_maria
     dump_spades = HIGH_SPADES if maria else 0
     remaining = st.hand_size * n - st.tricks_done * n - len(st.trick)
+    hands = st.hands
+    npft = st.npft
     for _ in range(remaining):
         m = legal()
         if m & (m - 1) == 0:
@@ -84,7 +94,9 @@ def policy_playout(st: PlayState, rules: Rules, rng: random.Random, eps: float =
             if f:
                 w = (st.trick_mask & led).bit_length() - 1
                 below = f & ((1 << w) - 1)
-                if below:
+                if st.tricks_done == 0 and npft:
+                    c = f.bit_length() - 1  # no points can fall: shed the highest
+                elif below:
                     c = below.bit_length() - 1
                 elif len(st.trick) == last:
                     x = f & ~QS_BIT or f
@@ -97,12 +109,19 @@ def policy_playout(st: PlayState, rules: Rules, rng: random.Random, eps: float =
                 c = QS
             elif m & dump_spades:
                 c = (m & dump_spades).bit_length() - 1
+            elif m & HIGH_SPADES and _queen_elsewhere(hands, st.turn):
+                c = (m & HIGH_SPADES).bit_length() - 1
             elif m & HEARTS:
                 c = (m & HEARTS).bit_length() - 1
             else:
                 c = _hi_rank(m)
         else:
-            x = m & NOT_HEARTS & ~QS_BIT or m
+            if m & QS_BIT:
+                x = m & NOT_HEARTS & ~SPADES or m & NOT_HEARTS & ~QS_BIT or m
+            elif m & LOW_SPADES and _queen_elsewhere(hands, st.turn):
+                x = m & LOW_SPADES  # smoke out the queen
+            else:
+                x = m & NOT_HEARTS or m
             c = _lo_rank(x)
         push(c)
     return score_hand(st.taken, rules, moon_choice)
