@@ -84,7 +84,7 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 DATABASES["default"]["CONN_MAX_AGE"] = 0
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})
-    if env.bool("DATABASE_POOL", default=False):
+    if env.bool("DATABASE_POOL", default=True):
         DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": 1,
             "max_size": env.int("DATABASE_POOL_MAX", default=10),

@@ -153,10 +153,13 @@ engine_cache = _EngineCache()
 
 
 def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game:
-    """Replay the stored log (optionally only up to a seq) through the engine."""
-    rows = GameEvent.objects.filter(game=game).order_by("seq").values_list("type", "version", "payload")
-    if up_to_seq is not None:
-        rows = rows.filter(seq__lte=up_to_seq)
+    """Replay the stored log up to ``up_to_seq`` (default: the game row's seq) through the engine.
+
+    Bounded by the row's seq so that a reader racing a writer's commit still gets exactly the
+    state that row describes, never a newer one under an older seq.
+    """
+    rows = GameEvent.objects.filter(game=game, seq__lte=game.seq if up_to_seq is None else up_to_seq)
+    rows = rows.order_by("seq").values_list("type", "version", "payload")
     dicts = [{"type": t, "v": v, **p} for t, v, p in rows if is_engine_event(t)]
     return engine.Game.replay(dicts, deals=game.planned_deals or None)
 

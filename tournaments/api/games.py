@@ -260,7 +260,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         game = self.get_object()
         after = _int_param(request, "after", default=0)
         seat = viewer_seat(game, request.user)
-        rows = selectors.game_events_after(game, after)
+        rows = selectors.game_events_after(game, after, up_to=game.seq)
         return Response({"seq": game.seq, "status": game.status,
                          "events": [visible_event(row, seat, game.is_over) for row in rows]})
 
