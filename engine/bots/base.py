@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import time
 from typing import Any
 
 from ..cards import NAMES
@@ -33,6 +34,7 @@ class Bot:
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.seed = seed
+        self.started = 0.0
         self._sys = random.Random() if seed is None else None
 
     def rng_for(self, view: dict[str, Any]) -> random.Random:
@@ -47,6 +49,7 @@ class Bot:
         """The command for ``view``'s seat; ValueError if the view does not await it."""
         if not isinstance(view, dict):
             raise TypeError("a bot is handed a seat's view (a dict), nothing else")
+        self.started = time.perf_counter()  # time budgets count from here
         what = awaits(view)
         rng = self.rng_for(view)
         if what == "pass":

@@ -99,7 +99,7 @@ class MonteCarloBot(Bot):
         cands = candidates(know)
         if len(cands) == 1:
             return cands[0]
-        start = time.perf_counter()
+        start = self.started or time.perf_counter()
         deadline = start + self.time_budget_ms / 1000 if self.time_budget_ms else None
         rules = know.rules
         me = know.seat
