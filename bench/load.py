@@ -66,6 +66,30 @@ def start_processes(daphnes: int, env: dict) -> tuple[list[subprocess.Popen], li
     return processes, ports
 
 
+def cpu_seconds(pids) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def pids_named(name: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip().startswith(name):
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
 class Recorder:
     def __init__(self):
         self.sent: dict[tuple, float] = {}  # (table, hand, card) -> time the player sent it
@@ -179,7 +203,11 @@ def main():
                 ticket = ws_ticket_issue(user_id=player.user_id, game_id=game.pk)
                 port = ports[(table * 4 + seat) % len(ports)]
                 urls.append((table, seat, f"ws://127.0.0.1:{port}/ws/games/{game.pk}/?ticket={ticket}&after=0"))
+        groups = {"daphne": [p.pid for p in processes[:-1]], "celery worker": [processes[-1].pid],
+                  "postgres": pids_named("postgres"), "redis": pids_named("redis-server"), "clients": [os.getpid()]}
+        before = {name: cpu_seconds(pids) for name, pids in groups.items()}
         recorder = asyncio.run(run_clients(urls, args.timeout))
+        used = {name: cpu_seconds(pids) - before[name] for name, pids in groups.items()}
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)
@@ -203,6 +231,10 @@ def main():
         print(f"play sent -> every other seat received it: p50 {p50:.0f} ms, p99 {p99:.0f} ms, "
               f"max {latencies[-1]:.0f} ms (n={len(latencies)})")
     print(f"errors: {recorder.errors or 'none'}")
+    if recorder.plays:
+        print("CPU per play (ms): " + ", ".join(f"{name} {seconds * 1000 / recorder.plays:.1f}"
+                                               for name, seconds in used.items())
+              + f"; machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

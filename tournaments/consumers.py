@@ -19,7 +19,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from hearts_league.api import DomainError
-from tournaments import eventstore, live, selectors
+from tournaments import eventstore, live
+from tournaments.feed import feed
 from tournaments.models import Game, Player
 from tournaments.services import games as game_services
 from tournaments.services import presence
@@ -159,28 +160,31 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         await self.send_json({"type": "ack", "command_id": command_id, "seq": result.game.seq,
                               "duplicate": result.duplicate})
-        await self.catch_up(self.sent_seq)
+        await self.catch_up(self.sent_seq, at_least=result.game.seq)
 
     # --- outgoing ----------------------------------------------------------------------------
 
     async def game_advanced(self, message):
         """Group message: the game is at ``seq``; send what this viewer has not seen yet."""
         if message["seq"] > self.sent_seq:
-            await self.catch_up(self.sent_seq)
+            await self.catch_up(self.sent_seq, at_least=message["seq"])
 
-    async def catch_up(self, after: int, restart: bool = False):
+    async def catch_up(self, after: int, restart: bool = False, at_least: int | None = None):
+        """Send every event after ``after`` and the current state. ``at_least``: the seq the
+        game is known to have reached (a notification), so a cached game row that far is fresh
+        enough; without it (connecting, resuming) the row is read from the database."""
         async with self.send_lock:
             start = after if restart else max(after, self.sent_seq)
-            frames, seq = await database_sync_to_async(self._frames_after)(start)
+            frames, seq = await database_sync_to_async(self._frames_after)(start, at_least)
             for frame in frames:
                 await self.send_json(frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
 
-    def _frames_after(self, after: int) -> tuple[list[dict], int]:
-        game = Game.objects.get(pk=self.game_id)
+    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int]:
+        game = feed.game(self.game_id, at_least)
         if game.seq <= after:
             return [], after
-        rows = list(selectors.game_events_after(game, after, up_to=game.seq))  # consistent with the view
+        rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         frames = [{"type": "event", "seq": row.seq, "event": visible_event(row, self.seat, game.is_over)}
                   for row in rows]
         seq = rows[-1].seq if rows else after

@@ -6,6 +6,7 @@ notifies listeners only after commit (``transaction.on_commit``).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 
@@ -205,11 +206,11 @@ def _start(game: Game, deals: list | None = None) -> None:
         {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name, "cpu": s.player.is_cpu}
         for s in seats
     ]).to_dict()
-    eventstore.append_events(game, [first, seated, *rest], cause=GameEvent.Cause.SYSTEM)
+    rows = eventstore.append_events(game, [first, seated, *rest], cause=GameEvent.Cause.SYSTEM)
     plan = plan_turn(game, state)
     game.save()
     eventstore.keep_engine_game(game, state)
-    _publish_on_commit(game, plan)
+    _publish_on_commit(game, plan, rows)
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -291,25 +292,31 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
     plan = plan_turn(game, state, seats)
     game.save()
     eventstore.keep_engine_game(game, state)
-    _publish_on_commit(game, plan)
+    _publish_on_commit(game, plan, rows)
     return CommandResult(game=game, events=rows)
 
 
 def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:
     """Append table events (seats changing hands): the card state stays, who plays it changes."""
     state = eventstore.take_engine_game(game)
-    eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)
+    rows = eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)
     plan = plan_turn(game, state)
     game.save()
     eventstore.keep_engine_game(game, state)
-    _publish_on_commit(game, plan)
+    _publish_on_commit(game, plan, rows)
 
 
-def _publish_on_commit(game: Game, plan: TurnPlan) -> None:
+def _publish_on_commit(game: Game, plan: TurnPlan, rows: list[GameEvent]) -> None:
     from tournaments import live
+    from tournaments.feed import feed
 
     game_id, seq, finished = game.pk, game.seq, game.is_over
-    transaction.on_commit(
-        lambda: live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline, finished=finished))
+    snapshot = copy.copy(game)  # the row as committed, for this process's live connections
+
+    def after_commit():
+        feed.publish(snapshot, rows)
+        live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline, finished=finished)
+
+    transaction.on_commit(after_commit)
 
 
