@@ -171,8 +171,15 @@ def private_redis(settings, monkeypatch, tmp_path):
 def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_applied(private_redis, settings,
                                                                                         tmp_path):
     settings.HEARTS_CPU_DELAY = 0.05
-    worker = start_worker(tmp_path / "worker.log", REDIS_URL=private_redis["url"], HEARTS_CPU_DELAY="0.05",
-                          HEARTS_SWEEP_GRACE="0.2")
+    worker_env = {"REDIS_URL": private_redis["url"], "HEARTS_CPU_DELAY": "0.05", "HEARTS_SWEEP_GRACE": "0.2"}
+    workers = [start_worker(tmp_path / "worker0.log", **worker_env)]
+
+    def supervise():
+        """compose's restart: unless-stopped. kombu's Redis transport can crash a worker when the
+        broker vanishes ("Unrecoverable error: AttributeError ... 'hostname'")."""
+        if workers[-1].poll() is not None:
+            workers.append(start_worker(tmp_path / f"worker{len(workers)}.log", **worker_env))
+
     try:
         time.sleep(2.5)
         people = [PlayerFactory() for _ in range(2)]
@@ -186,8 +193,11 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
             """The humans play whenever it is their turn; CPUs play via the worker."""
             results = []
             for _ in range(count):
-                (seat,) = wait_for(lambda: [s for s in _to_act(game.pk) if s in seats][:1], timeout=30,
-                                   what="a human's turn")
+                def humans_turn():
+                    supervise()
+                    return [s for s in _to_act(game.pk) if s in seats][:1]
+
+                (seat,) = wait_for(humans_turn, timeout=45, what="a human's turn")
                 view = seats[seat].get(f"/api/games/{game.pk}/").json()["state"]
                 command_id = f"r{next(ids)}"
                 body = {**next_command(view), "command_id": command_id}
@@ -216,12 +226,6 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
             assert outcome == 200 and in_log == 1, (outcome, in_log)
 
         private_redis["server"] = start_redis(private_redis["port"], tmp_path / "redis.log")  # ...and comes back, empty
-        if worker.poll() is not None:
-            # kombu's Redis transport can crash the worker when the broker vanishes ("Unrecoverable
-            # error: AttributeError ... 'hostname'"); compose restarts it (restart: unless-stopped)
-            worker = start_worker(tmp_path / "worker2.log", REDIS_URL=private_redis["url"],
-                                  HEARTS_CPU_DELAY="0.05", HEARTS_SWEEP_GRACE="0.2")
-            time.sleep(2.5)
         # lost CPU tasks are remade by the sweeper (beat's job: here a thread sends it every second)
         beat = threading.Event()
 
@@ -253,7 +257,8 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
     finally:
         if "beat" in locals():
             beat.set()
-        stop(worker)
+        for worker in workers:
+            stop(worker)
     assert_one_move_per_turn(assert_log_is_whole(game.pk))
 
 
