@@ -301,7 +301,7 @@ def test_a_dropped_database_connection_leaves_the_command_whole_or_absent_and_a_
             _kill_my_connection()  # the rows are written but not committed
         return rows
 
-    def dropping_publish(game_, plan):
+    def dropping_publish(*args, **kwargs):
         if when == "after_commit" and not fired:
             fired.append(1)
             # committed, then the connection (and the reply) is lost before the client hears back
