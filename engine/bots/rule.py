@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_MASKS
+from ..cards import CLUBS, DIAMONDS, HEARTS, QUEEN_SPADES, SPADES, SUIT_MASKS
 from ..core import AS_BIT, JD_BIT, KS_BIT, MOON_MASK, QS_BIT, mask_points
 from .base import Bot
 from .knowledge import Knowledge, bits, rules_of
@@ -157,8 +157,8 @@ def play(know: Knowledge) -> int:
         if shooter is not None and win_seat == shooter and (trick_pts > 0 or not last) and above:
             return lo(above)  # take a point to stop the moon
         if led == SPADES and legal & QS_BIT:
-            if win_card > hi(QS_BIT):
-                return hi(QS_BIT)  # drop the queen on the king or ace
+            if win_card > QUEEN_SPADES:
+                return QUEEN_SPADES  # drop the queen on the king or ace
             if below:
                 return hi(below)
             rest = legal & ~QS_BIT
@@ -173,11 +173,7 @@ def play(know: Knowledge) -> int:
         if led == SPADES and qs_out and not last:
             safe_win = False
         if safe_win:
-            cand = legal & ~danger or legal
-            if led == SPADES and qs_out:
-                cand = legal & ~danger
-                cand = cand or legal
-            return hi(cand)
+            return hi(legal & ~danger or legal)
         if below:
             return hi(below)
         cand = legal & ~danger or legal
@@ -193,7 +189,7 @@ def play(know: Knowledge) -> int:
     if jack and legal & JD_BIT and legal & ~JD_BIT:
         legal &= ~JD_BIT  # keep the jack for ourselves
     if legal & QS_BIT:
-        return hi(QS_BIT)
+        return QUEEN_SPADES
     if legal & HIGH_SPADES and (maria or qs_out):
         return hi(legal & HIGH_SPADES)
     if legal & HEARTS:
