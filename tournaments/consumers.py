@@ -13,7 +13,7 @@ import json
 import time
 from urllib.parse import parse_qs
 
-from channels.db import DatabaseSyncToAsync
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -28,15 +28,6 @@ from tournaments.services.tickets import ws_ticket_redeem
 from tournaments.visibility import visible_event
 
 COMMAND_TYPES = {"pass", "play", "moon_choice"}
-def database_sync_to_async(func):
-    """Run ``func`` on a worker thread with its own (pooled) database connection.
-
-    Channels' default runs every consumer's database work on one shared thread, so a whole
-    process waits on one query at a time; the services lock what needs locking themselves.
-    """
-    return DatabaseSyncToAsync(func, thread_sensitive=False)
-
-
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429

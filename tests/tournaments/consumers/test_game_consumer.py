@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from hearts_league.asgi import application
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 
 async def connect(game, player, after=None, ticket=None, device_id=""):
     if ticket is None:
-        ticket = await sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=game.pk)
+        ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=game.pk)
     query = f"ticket={ticket}" + (f"&after={after}" if after is not None else "")
     query += f"&device_id={device_id}" if device_id else ""
     communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?{query}",
@@ -61,7 +61,7 @@ def _hidden_cards_of_others(game_id, seat):
 
 
 async def test_four_clients_play_a_whole_game_over_websockets():
-    game, people, _ = await sync_to_async(seated_table)(rules={"end_score": 26})
+    game, people, _ = await database_sync_to_async(seated_table)(rules={"end_score": 26})
     sockets = []
     for player in people:
         communicator, connected, _ = await connect(game, player, after=0)
@@ -87,14 +87,14 @@ async def test_four_clients_play_a_whole_game_over_websockets():
             seen_seq[s] = frames[-1]["seq"]
             states[s] = frames[-1]
     assert states[0]["state"]["phase"] == "game_over"
-    game = await sync_to_async(Game.objects.get)(pk=game.pk)
+    game = await database_sync_to_async(Game.objects.get)(pk=game.pk)
     assert game.status == Game.Status.FINISHED and seen_seq == [game.seq] * 4
     for communicator in sockets:
         await communicator.disconnect()
 
 
 async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events():
-    game, people, clients = await sync_to_async(seated_table)()
+    game, people, clients = await database_sync_to_async(seated_table)()
     first, _, _ = await connect(game, people[0], after=0)
     frames = await frames_until(first, lambda f: f["type"] == "state")
     last_seen = frames[-1]["seq"]
@@ -105,11 +105,11 @@ async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events()
             view = clients[seat].get(f"/api/games/{game.pk}/").json()["state"]
             clients[seat].post(f"/api/games/{game.pk}/commands/", next_command(view), format="json")
 
-    await sync_to_async(others_pass)()
+    await database_sync_to_async(others_pass)()
     again, _, _ = await connect(game, people[0], after=last_seen)
     frames = await frames_until(again, lambda f: f["type"] == "state")
     events = [f["seq"] for f in frames if f["type"] == "event"]
-    stored = await sync_to_async(lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen)
+    stored = await database_sync_to_async(lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen)
                                               .values_list("seq", flat=True)))()
     assert events == stored and len(events) == 3
     await again.send_to(text_data=json.dumps({"type": "resume", "after": last_seen + 1}))
@@ -119,8 +119,8 @@ async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events()
 
 
 async def test_players_and_spectators_only_receive_what_they_may_see():
-    game, people, _ = await sync_to_async(seated_table)()
-    spectator = await sync_to_async(PlayerFactory)()
+    game, people, _ = await database_sync_to_async(seated_table)()
+    spectator = await database_sync_to_async(PlayerFactory)()
     viewers = [*people, spectator]
     sockets = [(await connect(game, p, after=0))[0] for p in viewers]
     for _ in range(8):  # passing, then the first tricks
@@ -129,7 +129,7 @@ async def test_players_and_spectators_only_receive_what_they_may_see():
             received.append(await drain(communicator, quiet=0.2))
         for index, frames in enumerate(received):
             seat = index if index < 4 else None
-            hidden = await sync_to_async(_hidden_cards_of_others)(game.pk, seat)
+            hidden = await database_sync_to_async(_hidden_cards_of_others)(game.pk, seat)
             current = json.dumps([f for f in frames if f["type"] == "state"][-1:])
             leaked = {card for card in hidden if f'"{card}"' in current}
             assert not leaked, f"viewer {seat} was shown {leaked}"
@@ -137,15 +137,15 @@ async def test_players_and_spectators_only_receive_what_they_may_see():
                 if frame["type"] == "event" and frame["event"]["type"] == "HandDealt":
                     hands = frame["event"]["payload"]["hands"]
                     assert [h is not None for h in hands] == [s == seat for s in range(4)]
-        seat_to_act = (await sync_to_async(_view)(game.pk, None))["to_act"][0]
-        own = await sync_to_async(_view)(game.pk, seat_to_act)
+        seat_to_act = (await database_sync_to_async(_view)(game.pk, None))["to_act"][0]
+        own = await database_sync_to_async(_view)(game.pk, seat_to_act)
         await sockets[seat_to_act].send_to(text_data=json.dumps(next_command(own)))
     for communicator in sockets:
         await communicator.disconnect()
 
 
 async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
-    game, people, _ = await sync_to_async(seated_table)(rules={"passing": "off"})
+    game, people, _ = await database_sync_to_async(seated_table)(rules={"passing": "off"})
     sockets = [(await connect(game, p, after=0))[0] for p in people]
     frames = await frames_until(sockets[0], lambda f: f["type"] == "state")
     leader = frames[-1]["state"]["to_act"][0]
@@ -155,7 +155,7 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
     replies = await frames_until(sockets[other], lambda f: f["type"] == "error")
     assert replies[-1]["code"] in {"not_your_turn", "card_not_in_hand"}
     assert replies[-1]["command_id"] == "x1"
-    assert await sync_to_async(lambda: Game.objects.get(pk=game.pk).seq)() == seq
+    assert await database_sync_to_async(lambda: Game.objects.get(pk=game.pk).seq)() == seq
     await sockets[leader].send_to(text_data=json.dumps({"type": "play", "card": "2C", "expected_seq": 1}))
     stale = await frames_until(sockets[leader], lambda f: f["type"] == "error")
     assert stale[-1]["code"] == "stale_state"
@@ -173,7 +173,7 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
     (json.dumps({"type": "play", "card": "QS", "pad": "x" * 5000}), "frame_too_large"),
 ])
 async def test_malformed_frames_get_an_error_frame(raw, code):
-    game, people, _ = await sync_to_async(seated_table)()
+    game, people, _ = await database_sync_to_async(seated_table)()
     communicator, _, _ = await connect(game, people[0])
     await frames_until(communicator, lambda f: f["type"] == "hello")
     await communicator.send_to(text_data=raw)
@@ -186,7 +186,7 @@ async def test_malformed_frames_get_an_error_frame(raw, code):
 
 async def test_a_flood_is_rate_limited_then_closed(settings):
     settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST, settings.HEARTS_WS_FLOOD_CLOSE = 1.0, 5, 10
-    game, people, _ = await sync_to_async(seated_table)()
+    game, people, _ = await database_sync_to_async(seated_table)()
     communicator, _, _ = await connect(game, people[0])
     await frames_until(communicator, lambda f: f["type"] == "hello")
     for _ in range(40):
@@ -203,10 +203,10 @@ async def test_a_flood_is_rate_limited_then_closed(settings):
 
 
 async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_single_use():
-    game, people, _ = await sync_to_async(seated_table)()
+    game, people, _ = await database_sync_to_async(seated_table)()
     _, connected, code = await connect(game, people[0], ticket="forged")
     assert not connected and code == 4401
-    ticket = await sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
     first, connected, _ = await connect(game, people[0], ticket=ticket)
     assert connected
     _, connected, code = await connect(game, people[0], ticket=ticket)
@@ -215,11 +215,11 @@ async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_si
 
 
 async def test_a_ticket_from_the_rest_api_opens_the_socket_as_a_spectator():
-    game, _, _ = await sync_to_async(seated_table)()
-    watcher = await sync_to_async(PlayerFactory)()
+    game, _, _ = await database_sync_to_async(seated_table)()
+    watcher = await database_sync_to_async(PlayerFactory)()
     from tests.tournaments.helpers import client_for
 
-    body = await sync_to_async(lambda: client_for(watcher).post(f"/api/games/{game.pk}/ws-ticket/").json())()
+    body = await database_sync_to_async(lambda: client_for(watcher).post(f"/api/games/{game.pk}/ws-ticket/").json())()
     communicator, connected, _ = await connect(game, watcher, ticket=body["ticket"], after=0)
     assert connected
     frames = await frames_until(communicator, lambda f: f["type"] == "state")

@@ -14,7 +14,7 @@ import json
 import random
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 import engine
 from engine.arena import make_deal
@@ -97,8 +97,8 @@ def hands_played(game_id: int) -> int:
 @pytest.mark.parametrize("seed", [21, 22])
 async def test_websocket_frames_never_show_hidden_cards_a_future_deal_or_the_salt(seed):
     rng = random.Random(seed)
-    game, people, _ = await sync_to_async(planned_table)(4, rng)
-    spectator = await sync_to_async(PlayerFactory)()
+    game, people, _ = await database_sync_to_async(planned_table)(4, rng)
+    spectator = await database_sync_to_async(PlayerFactory)()
     viewers = {**dict(enumerate(people)), None: spectator}
     sockets = {}
     for viewer, player in viewers.items():
@@ -119,8 +119,8 @@ async def test_websocket_frames_never_show_hidden_cards_a_future_deal_or_the_sal
         early = await frames_until(sockets[seat], lambda f: f["type"] in ("ack", "error"))
         assert early[-1]["type"] == "ack", early[-1]
         seq = early[-1]["seq"]
-        forbidden = await sync_to_async(forbidden_cards)(game.pk)
-        secrets = await sync_to_async(secrets_of)(game.pk)
+        forbidden = await database_sync_to_async(forbidden_cards)(game.pk)
+        secrets = await database_sync_to_async(secrets_of)(game.pk)
         for viewer, communicator in sockets.items():
             frames = early if viewer == seat else []
             if not (frames and any(f["type"] == "state" and f["seq"] >= seq for f in frames)):
