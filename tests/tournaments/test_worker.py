@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 
 from tests.conftest import REDIS_URL
 from tests.factories import PlayerFactory
+from tests.processes import USING_POSTGRES, start_worker, stop, wait_for
 from tournaments.models import Game, GameEvent, GameSeat
 from tournaments.services import presence
 from tournaments.services.games import SeatSpec, game_create, game_execute_command
-
-ROOT = Path(__file__).resolve().parents[2]
-USING_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
 
 pytestmark = [
     pytest.mark.skipif(not (REDIS_URL and USING_POSTGRES),
@@ -31,47 +24,17 @@ pytestmark = [
 WORKER_ENV = {"HEARTS_CPU_DELAY": "0.02", "HEARTS_TURN_TIME_SCALE": "0.05", "HEARTS_AWAY_GRACE": "1"}
 
 
-def _database_url() -> str:
-    db = django_settings.DATABASES["default"]
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def start_worker(extra_env=None) -> subprocess.Popen:
-    env = {**os.environ, **WORKER_ENV, "DATABASE_URL": _database_url(), **(extra_env or {})}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2",
-         "-Q", django_settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel=WARNING", "--without-heartbeat",
-         "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return worker
-
-
 @pytest.fixture
-def worker(settings):
+def worker(settings, tmp_path):
     for key, value in WORKER_ENV.items():
         setattr(settings, key, float(value))
     from hearts_league.celery import app
 
     app.control.purge()
-    process = start_worker()
+    process = start_worker(tmp_path / "worker.log", **WORKER_ENV)
     time.sleep(2.5)  # let it connect before the first task is due
     yield process
-    process.terminate()
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-def wait_for(predicate, timeout=60.0, every=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("timed out waiting")
+    stop(process)
 
 
 def _humans(n):

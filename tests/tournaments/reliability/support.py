@@ -4,24 +4,27 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 
 from tests.conftest import REDIS_URL
+from tests.processes import (  # noqa: F401  (re-exported for the reliability tests)
+    ROOT,
+    USING_POSTGRES,
+    database_url,
+    free_port,
+    process_env,
+    start_worker,
+    stop,
+    wait_for,
+)
 from tournaments import eventstore
 from tournaments.models import Game, GameEvent
-
-ROOT = Path(__file__).resolve().parents[3]
-USING_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
 
 needs_real_backends = pytest.mark.skipif(
     not (REDIS_URL and USING_POSTGRES),
@@ -95,51 +98,6 @@ def assert_nothing_leaks(payload, viewer, forbidden: set[str], secrets: dict, wh
 
 
 # --- processes --------------------------------------------------------------------------------
-
-
-def database_url() -> str:
-    db = django_settings.DATABASES["default"]
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout=60.0, every=0.1, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def process_env(**extra) -> dict:
-    return {**os.environ, "DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING",
-            **{k: str(v) for k, v in extra.items()}}
-
-
-def start_worker(log_path: Path, **extra_env) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2",
-         "-Q", django_settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel=WARNING", "--without-heartbeat",
-         "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=process_env(**extra_env), stdout=log_path.open("w"), stderr=subprocess.STDOUT)
-
-
-def stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def redis_server_binary() -> str | None:
