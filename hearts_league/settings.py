@@ -183,6 +183,16 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # one schema name per choice set used in several places
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": "tournaments.models.core.Game.Status",
+        "TournamentStatusEnum": "tournaments.models.competitions.Tournament.Status",
+        "RegistrationStatusEnum": "tournaments.models.competitions.Registration.Status",
+        "PlayStatusEnum": "tournaments.models.competitions.Round.Status",  # rounds and tables
+        "QueueStatusEnum": "ratings.models.QueueEntry.Status",
+        "TableSizeEnum": [3, 4, 5],
+        "BotKindEnum": [("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")],
+    },
 }
 
 # --- Production hardening (manage.py check --deploy prints no warnings) -----------------

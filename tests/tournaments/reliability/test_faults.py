@@ -213,9 +213,11 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
         ids = itertools.count()
         before = human_moves(3, ids)
         assert all(code == 200 for _, _, code in before)
+        # Redis goes away while a human is to act (with Redis down the CPUs cannot move, so a
+        # CPU's turn now would leave nothing for the humans to do)
+        wait_for(lambda: [s for s in _to_act(game.pk) if s in seats], timeout=45, what="a human's turn")
         seen = Game.objects.get(pk=game.pk).seq
-
-        stop(private_redis["server"])  # Redis goes away mid-game
+        stop(private_redis["server"])
         during = human_moves(1, ids)
         time.sleep(0.5)
         for seat, command_id, outcome in during:
