@@ -190,7 +190,7 @@ SPECTACULAR_SETTINGS = {
         "RegistrationStatusEnum": "tournaments.models.competitions.Registration.Status",
         "PlayStatusEnum": "tournaments.models.competitions.Round.Status",  # rounds and tables
         "QueueStatusEnum": "ratings.models.QueueEntry.Status",
-        "TableSizeEnum": [3, 4, 5],
+        "TableSizeEnum": "tournaments.models.competitions.TABLE_SIZE_CHOICES",
         "BotKindEnum": [("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")],
     },
 }

@@ -18,6 +18,7 @@ from ratings import selectors
 from ratings.services import matchmaking
 from tournaments.api.games import GameSerializer
 from tournaments.models import League, Player
+from tournaments.models.competitions import TABLE_SIZE_CHOICES
 from tournaments.selectors import games_list
 
 # --- serializers ----------------------------------------------------------------------------
@@ -70,7 +71,7 @@ class RatingHistorySerializer(serializers.Serializer):
 
 
 class QueueJoinSerializer(serializers.Serializer):
-    table_size = serializers.ChoiceField(choices=matchmaking.TABLE_SIZES, default=4)
+    table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
     preset = serializers.ChoiceField(choices=list(matchmaking.PRESETS), default="standard",
                                      help_text="standard; short (ends at 50); omnibus (J♦ scores -10)")
 

@@ -21,6 +21,7 @@ from tournaments import selectors_competitions as selectors
 from tournaments.api import views
 from tournaments.api.serializers import LeagueSerializer
 from tournaments.models import Club, League, Player, Round, Season, Table, Tournament
+from tournaments.models.competitions import TABLE_SIZE_CHOICES
 from tournaments.services import competitions as services
 
 # --- serializers ----------------------------------------------------------------------------
@@ -70,7 +71,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     hands_per_round = serializers.IntegerField(default=4, min_value=1, max_value=50)
     rounds_planned = serializers.IntegerField(default=5, min_value=1, max_value=50)
     rules_overrides = serializers.DictField(default=dict, help_text="engine Rules fields over the league's")
-    preferred_table_size = serializers.ChoiceField(choices=[3, 4, 5], default=4)
+    preferred_table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
     prefer = serializers.ChoiceField(choices=Tournament.Prefer.values, default="smaller")
     allow_cpu_fill = serializers.BooleanField(default=False)
     cpu_bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], default="rule")

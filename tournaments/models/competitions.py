@@ -9,6 +9,8 @@ from django.db import models
 
 from tournaments.models.core import Game, League, Player
 
+TABLE_SIZE_CHOICES = [(3, "3"), (4, "4"), (5, "5")]
+
 
 class Season(models.Model):
     """A league's season (e.g. "Spring 2025"): groups its tournaments."""
@@ -61,7 +63,7 @@ class Tournament(models.Model):
                                        help_text="engine.Rules fields on top of the league's default rules")
     rules = models.JSONField(null=True, blank=True, editable=False,
                              help_text="the rules in force, fixed when the first round starts")
-    preferred_table_size = models.PositiveSmallIntegerField(default=4, choices=[(3, "3"), (4, "4"), (5, "5")])
+    preferred_table_size = models.PositiveSmallIntegerField(default=4, choices=TABLE_SIZE_CHOICES)
     prefer = models.CharField(max_length=8, choices=Prefer.choices, default=Prefer.SMALLER)
     allow_cpu_fill = models.BooleanField(default=False,
                                          help_text="CPUs fill tables to the preferred size")
