@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..cards import CLUBS, DIAMONDS, HEARTS, QUEEN_SPADES, SPADES, SUIT_MASKS
+from ..cards import CLUBS, DIAMONDS, HEARTS, QUEEN_SPADES, SPADES, SUIT_MASKS, cards_of
 from ..core import AS_BIT, JD_BIT, KS_BIT, MOON_MASK, QS_BIT, mask_points
 from .base import Bot
 from .knowledge import Knowledge, bits, rules_of
@@ -37,13 +37,6 @@ def lo(m: int) -> int:
     return (m & -m).bit_length() - 1
 
 
-def cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        b = mask & -mask
-        out.append(b.bit_length() - 1)
-        mask ^= b
-    return out
 
 
 def hi_rank(m: int, hand: int = 0) -> int:
@@ -100,8 +93,8 @@ def choose_pass(hand: int, rules: Any) -> list[int]:
     # 3. the most dangerous remaining cards
     while chosen.bit_count() < 3:
         rest = hand & ~chosen
-        chosen |= 1 << max(cards(rest), key=lambda c: pass_danger(c, hand, rules))
-    return cards(chosen)
+        chosen |= 1 << max(cards_of(rest), key=lambda c: pass_danger(c, hand, rules))
+    return cards_of(chosen)
 
 
 def pass_danger(c: int, hand: int, rules: Any) -> float:
