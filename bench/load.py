@@ -99,7 +99,7 @@ class Recorder:
         self.first = self.last = None
 
 
-async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyncio.Event):
+async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyncio.Event, think: float):
     import websockets
 
     hand, pending, latest, acted_at = 0, False, None, -1
@@ -111,6 +111,8 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
         if pending or seat not in view["to_act"] or frame["seq"] <= acted_at:
             return  # busy, not our turn, or already answered this state
         acted_at = frame["seq"]
+        if think:
+            await asyncio.sleep(think)  # a person looks at the table before playing
         now = time.perf_counter()
         if view["phase"] == "passing":
             command = {"type": "pass", "cards": view["hand"][:3]}
@@ -153,11 +155,12 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                 await act(ws)
 
 
-async def run_clients(urls: list[tuple[int, int, str]], timeout: float) -> Recorder:
+async def run_clients(urls: list[tuple[int, int, str]], timeout: float, think: float) -> Recorder:
     recorder = Recorder()
     tables = {table for table, _, _ in urls}
     done = {table: asyncio.Event() for table in tables}
-    tasks = [asyncio.create_task(client(url, table, seat, recorder, done[table])) for table, seat, url in urls]
+    tasks = [asyncio.create_task(client(url, table, seat, recorder, done[table], think))
+             for table, seat, url in urls]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), timeout)
     except TimeoutError:
@@ -174,6 +177,8 @@ def main():
     parser.add_argument("--hands", type=int, default=2, help="hands per table (the table stops after them)")
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes (clients spread over them)")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--think-ms", type=float, default=0,
+                        help="each player waits this long before acting (0: as fast as the server allows)")
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL=postgres://... and REDIS_URL=redis://...: this measures the real back ends")
@@ -206,7 +211,7 @@ def main():
         groups = {"daphne": [p.pid for p in processes[:-1]], "celery worker": [processes[-1].pid],
                   "postgres": pids_named("postgres"), "redis": pids_named("redis-server"), "clients": [os.getpid()]}
         before = {name: cpu_seconds(pids) for name, pids in groups.items()}
-        recorder = asyncio.run(run_clients(urls, args.timeout))
+        recorder = asyncio.run(run_clients(urls, args.timeout, args.think_ms / 1000))
         used = {name: cpu_seconds(pids) - before[name] for name, pids in groups.items()}
     finally:
         for process in processes:
@@ -223,7 +228,7 @@ def main():
     )
     elapsed = (recorder.last - recorder.first) if recorder.first else float("nan")
     print(f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
-          f"process(es) + 1 Celery worker, PostgreSQL + Redis")
+          f"process(es) + 1 Celery worker, PostgreSQL + Redis, think time {args.think_ms:.0f} ms")
     print(f"plays: {recorder.plays} in {elapsed:.1f} s = {recorder.plays / elapsed:,.0f} plays/s")
     if latencies:
         p50 = statistics.median(latencies)
