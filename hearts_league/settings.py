@@ -213,6 +213,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # one line per task received and done is noise every few seconds (the sweeper runs every 5 s)
+    "loggers": {name: {"level": env.str("CELERY_TASK_LOG_LEVEL", default="WARNING")}
+                for name in ("celery.app.trace", "celery.worker.strategy")},
 }
 
 # --- Live play ------------------------------------------------------------------------------
