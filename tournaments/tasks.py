@@ -1,9 +1,7 @@
 """Celery tasks: thin wrappers that call services (all idempotent, safe to redeliver)."""
 
 from celery import shared_task
-from django.conf import settings
 from django.utils.dateparse import parse_datetime
-from django.utils.module_loading import import_string
 
 from tournaments.services import turns
 
@@ -40,5 +38,4 @@ def game_finished(game_id: int) -> None:
 
     Every hook is idempotent per game, so a redelivered task changes nothing.
     """
-    for path in settings.HEARTS_GAME_FINISHED_HOOKS:
-        import_string(path)(game_id=game_id)
+    turns.game_run_finished_hooks(game_id=game_id)

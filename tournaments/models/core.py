@@ -107,6 +107,8 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    followups_done_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the finished-game hooks (ratings, tournament rounds) completed")
 
     class Meta:
         ordering = ["-created_at", "-id"]

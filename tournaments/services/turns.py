@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 import engine
 from hearts_league.api import DomainError
@@ -121,8 +122,16 @@ def game_turn_expired(*, game_id: int, deadline: datetime) -> int:
         # passing: the deadline stays until every seat has passed, so the loop sees it again
 
 
+def game_run_finished_hooks(*, game_id: int) -> None:
+    """Run HEARTS_GAME_FINISHED_HOOKS (each idempotent per game) and record that they completed."""
+    for path in settings.HEARTS_GAME_FINISHED_HOOKS:
+        import_string(path)(game_id=game_id)
+    Game.objects.filter(pk=game_id, followups_done_at__isnull=True).update(followups_done_at=timezone.now())
+
+
 def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
-    """Make the moves that lost timers would have made (a crashed worker, a lost message)."""
+    """Make the moves that lost timers would have made (a crashed worker, a lost message), and
+    run the finished-game hooks of games whose ``game_finished`` task was lost."""
     grace = timedelta(seconds=settings.HEARTS_SWEEP_GRACE if grace_seconds is None else grace_seconds)
     cutoff = timezone.now() - grace
     moved = 0
@@ -134,4 +143,9 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
         moved += int(game_cpu_move(game_id=game_id, seq=seq))
     if moved:
         log.warning("sweeper made %s overdue move(s)", moved)
+    unfinished_followups = Game.objects.filter(status=Game.Status.FINISHED, followups_done_at__isnull=True,
+                                               finished_at__lt=cutoff).values_list("pk", flat=True)
+    for game_id in unfinished_followups[:50]:
+        log.warning("sweeper runs the finished-game hooks of game %s (its task was lost)", game_id)
+        game_run_finished_hooks(game_id=game_id)
     return moved

@@ -174,3 +174,25 @@ def test_leaving_mid_game_hands_the_seat_to_the_cpu(scheduler):
     scheduler.run_all(limit=1)
     assert game.events.filter(type="SeatVacated", payload__reason="left").exists()
     assert 0 in _view(game, 0)["passed_seats"]
+
+
+hook_calls: list[int] = []
+
+
+def recording_hook(*, game_id):
+    hook_calls.append(game_id)
+
+
+def test_the_sweeper_runs_the_finished_game_hooks_whose_task_was_lost(scheduler, settings):
+    settings.HEARTS_GAME_FINISHED_HOOKS = ["tests.tournaments.services.test_turns.recording_hook"]
+    hook_calls.clear()
+    with scheduler.capture(execute=True):
+        game = game_create(creator=PlayerFactory(), rules={"end_score": 26}, seats=[SeatSpec("cpu", bot="random")] * 4)
+    scheduler.run_all()
+    assert scheduler.finished == [game.pk]  # the task was scheduled... and lost: nothing ran it
+    Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(seconds=60))
+    turns.sweep_stalled_games()
+    assert hook_calls == [game.pk]
+    assert Game.objects.get(pk=game.pk).followups_done_at is not None
+    turns.sweep_stalled_games()
+    assert hook_calls == [game.pk], "hooks that completed are not run again"
