@@ -149,10 +149,7 @@ class Round(models.Model):
 class Table(models.Model):
     """A table of a round: who sits where (player ids in seat order) and its game."""
 
-    class Status(models.TextChoices):
-        SEATED = "seated", "Seated"
-        PLAYING = "playing", "Playing"
-        FINISHED = "finished", "Finished"
+    Status = Round.Status  # a table goes through the same stages as its round
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField()
