@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from hearts_league.api import DomainError
 from ratings import selectors
+from ratings.models import QueueEntry
 from ratings.services import matchmaking
 from tournaments.api.games import GameSerializer
 from tournaments.models import League, Player
@@ -77,7 +78,8 @@ class QueueJoinSerializer(serializers.Serializer):
 
 
 class QueueStatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["not_queued", "waiting", "matched", "left"])
+    status = serializers.ChoiceField(choices=["not_queued", *QueueEntry.Status.values],
+                                     help_text="expired: waited longer than the queue timeout; join again")
     table_size = serializers.IntegerField(required=False)
     preset = serializers.CharField(required=False)
     mu = serializers.FloatField(required=False, help_text="your global rating when you joined")

@@ -21,6 +21,9 @@ DEFAULTS = {
     "RATINGS_MATCH_BASE_WINDOW": 100.0,
     "RATINGS_MATCH_WINDOW_PER_SECOND": 5.0,
     "RATINGS_MATCH_MAX_WINDOW": 1000.0,
+    # A waiting queue entry older than this many seconds expires (status ``expired``) at the next
+    # matching run, so a player who closed their browser is never seated long after; they re-queue.
+    "RATINGS_QUEUE_TIMEOUT_SECONDS": 600,
 }
 
 

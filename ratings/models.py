@@ -81,6 +81,7 @@ class QueueEntry(models.Model):
         WAITING = "waiting", "Waiting"
         MATCHED = "matched", "Matched"
         LEFT = "left", "Left the queue"
+        EXPIRED = "expired", "Expired (waited too long)"
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="queue_entries")
     table_size = models.PositiveSmallIntegerField()
@@ -89,7 +90,7 @@ class QueueEntry(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     joined_at = models.DateTimeField()
     matched_at = models.DateTimeField(null=True, blank=True)
-    left_at = models.DateTimeField(null=True, blank=True)
+    left_at = models.DateTimeField(null=True, blank=True, help_text="when the player left or the entry expired")
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:

@@ -5,11 +5,16 @@ their *window*: ``RATINGS_MATCH_BASE_WINDOW`` plus ``RATINGS_MATCH_WINDOW_PER_SE
 second waited, at most ``RATINGS_MATCH_MAX_WINDOW``. A table forms when enough players accept
 each other (every pair within both players' windows). Matching runs on every join and
 periodically (the ``ratings.match_ranked_queue`` task), so windows widen for those who wait.
+
+A waiting entry older than ``RATINGS_QUEUE_TIMEOUT_SECONDS`` expires (status ``expired``) at the
+next matching run instead of being seated: its player may have closed their browser long ago.
+The client sees ``expired`` and queues again.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,6 +25,8 @@ from ratings.models import QueueEntry, Rating
 from ratings.selectors import pool_model
 from tournaments.models import Game, Player
 from tournaments.services.games import SeatSpec, game_create
+
+log = logging.getLogger(__name__)
 
 PRESETS: dict[str, dict] = {
     "standard": {},
@@ -36,6 +43,18 @@ def match_window(*, waited_seconds: float) -> float:
     grown = setting("RATINGS_MATCH_BASE_WINDOW") + setting("RATINGS_MATCH_WINDOW_PER_SECOND") * max(0.0,
                                                                                                    waited_seconds)
     return min(setting("RATINGS_MATCH_MAX_WINDOW"), grown)
+
+
+def queue_expiry_cutoff(now: datetime) -> datetime:
+    """Waiting entries that joined before this moment have expired."""
+    return now - timedelta(seconds=setting("RATINGS_QUEUE_TIMEOUT_SECONDS"))
+
+
+def _expire_waiting(now: datetime, **filters) -> int:
+    """Mark the waiting entries older than the timeout (among ``filters``) expired."""
+    return (QueueEntry.objects.filter(status=QueueEntry.Status.WAITING, joined_at__lt=queue_expiry_cutoff(now),
+                                      **filters)
+            .update(status=QueueEntry.Status.EXPIRED, left_at=now))
 
 
 def _global_mu(player: Player) -> float:
@@ -55,6 +74,8 @@ def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standar
     if preset not in PRESETS:
         raise DomainError("invalid_preset", f"The rules preset is one of {', '.join(PRESETS)}.")
     Player.objects.select_for_update().filter(pk=player.pk).first()  # one join at a time per player
+    # An entry that has outlived the timeout but not yet met a matching run must not block re-queueing.
+    _expire_waiting(now, player=player)
     if QueueEntry.objects.filter(player=player, status=QueueEntry.Status.WAITING).exists():
         raise DomainError("already_queued", "You are already waiting for a ranked game.", status=409)
     entry = QueueEntry.objects.create(player=player, table_size=table_size, preset=preset,
@@ -69,7 +90,7 @@ def ranked_queue_leave(*, player: Player, now: datetime | None = None) -> QueueE
     """Stop waiting. Too late once matched: the game has started."""
     entry = (QueueEntry.objects.select_for_update().filter(player=player)
              .order_by("-joined_at", "-id").first())
-    if entry is None or entry.status == QueueEntry.Status.LEFT:
+    if entry is None or entry.status in (QueueEntry.Status.LEFT, QueueEntry.Status.EXPIRED):
         raise DomainError("not_queued", "You are not waiting for a ranked game.", status=404)
     if entry.status == QueueEntry.Status.MATCHED:
         raise DomainError("already_matched", f"Your ranked game {entry.game_id} has started.", status=409,
@@ -100,10 +121,15 @@ def _find_table(waiting: list[QueueEntry], size: int, now: datetime) -> list[Que
 
 @transaction.atomic
 def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
-    """Seat every table that can be formed now; returns the ranked games created."""
+    """Expire the entries that have waited too long, then seat every table that can be formed now;
+    returns the ranked games created."""
     now = now or timezone.now()
     waiting = list(QueueEntry.objects.select_for_update().filter(status=QueueEntry.Status.WAITING)
                    .order_by("joined_at", "id"))
+    if expired := _expire_waiting(now):  # only rows locked just above: a stale entry is never new
+        log.info("ranked queue: %d entries expired after waiting %ss", expired,
+                 setting("RATINGS_QUEUE_TIMEOUT_SECONDS"))
+        waiting = [e for e in waiting if e.joined_at >= queue_expiry_cutoff(now)]
     games = []
     for size in TABLE_SIZES:
         for preset in PRESETS:

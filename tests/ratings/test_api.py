@@ -5,7 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from ratings.models import QueueEntry
 from ratings.services import rating_record_game
+from ratings.tasks import match_ranked_queue
 from tests.factories import LeagueFactory, PlayerFactory, RatingFactory
 from tests.ratings.helpers import finished_game
 from tests.tournaments.helpers import client_for
@@ -122,6 +124,21 @@ def test_the_ranked_queue_join_status_match_and_leave():
     loner.post("/api/ranked/queue", {"table_size": 5}, format="json")
     assert loner.delete("/api/ranked/queue").json()["status"] == "left"
     assert loner.delete("/api/ranked/queue").json()["code"] == "not_queued"
+
+
+def test_the_queue_status_shows_an_expired_entry_so_the_client_queues_again():
+    player = PlayerFactory()
+    client = client_for(player)
+    client.post("/api/ranked/queue", {"table_size": 4}, format="json")
+    QueueEntry.objects.filter(player=player).update(joined_at=timezone.now() - timedelta(minutes=11))
+
+    match_ranked_queue()
+
+    mine = client.get("/api/ranked/queue").json()
+    assert (mine["status"], mine["game"]) == ("expired", None)
+    assert mine["waited_seconds"] == pytest.approx(660, abs=5)
+    assert client.delete("/api/ranked/queue").json()["code"] == "not_queued"
+    assert client.post("/api/ranked/queue", {"table_size": 4}, format="json").json()["status"] == "waiting"
 
 
 def test_the_ranked_queue_refuses_guests_anonymous_users_and_bad_input(api_client):

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from hearts_league.api import DomainError
 from ratings.models import QueueEntry
@@ -128,7 +129,56 @@ def test_leaving_is_too_late_once_matched():
 
 def test_the_periodic_task_matches_those_whose_windows_have_grown():
     for mu in (1500, 1700, 1900):
-        ranked_queue_join(player=rated(mu), table_size=3, now=T0 - timedelta(minutes=5))
+        ranked_queue_join(player=rated(mu), table_size=3, now=timezone.now() - timedelta(minutes=5))
     assert not Game.objects.exists()
     assert match_ranked_queue() == 1
     assert Game.objects.filter(ranked=True).count() == 1
+
+
+def test_a_waiting_entry_expires_after_the_timeout_and_is_never_seated(settings):
+    settings.RATINGS_QUEUE_TIMEOUT_SECONDS = 60
+    gone = rated(1500)  # closed the browser after joining
+    entry = ranked_queue_join(player=gone, table_size=3, now=T0)
+
+    assert ranked_queue_match(now=T0 + timedelta(seconds=60)) == []  # exactly the timeout: still waiting
+    entry.refresh_from_db()
+    assert entry.status == "waiting"
+
+    # Two close players arrive a second too late for them: a join's matching run expires the entry
+    # first, so they keep waiting rather than starting a ranked game with an absent player.
+    late = [rated(1500), rated(1510)]
+    for player in late:
+        assert ranked_queue_join(player=player, table_size=3, now=T0 + timedelta(seconds=61)).status == "waiting"
+    entry.refresh_from_db()
+    assert (entry.status, entry.left_at, entry.game_id) == ("expired", T0 + timedelta(seconds=61), None)
+    assert not Game.objects.exists()
+
+    with pytest.raises(DomainError) as leave:
+        ranked_queue_leave(player=gone)
+    assert leave.value.error_code == "not_queued"
+    # Coming back, the player queues again and is seated with those now waiting.
+    again = ranked_queue_join(player=gone, table_size=3, now=T0 + timedelta(seconds=90))
+    assert again.status == "matched" and seated(again.game) == {gone.pk, *(p.pk for p in late)}
+
+
+def test_the_periodic_task_expires_stale_entries_with_the_default_timeout():
+    stale, fresh = rated(1500), rated(1510)
+    ranked_queue_join(player=stale, table_size=3, now=timezone.now() - timedelta(seconds=601))
+    ranked_queue_join(player=fresh, table_size=3, now=timezone.now() - timedelta(seconds=599))
+
+    assert match_ranked_queue() == 0
+    assert QueueEntry.objects.get(player=stale).status == "expired"
+    assert QueueEntry.objects.get(player=fresh).status == "waiting"
+
+
+def test_an_entry_past_the_timeout_does_not_block_joining_again_before_the_task_runs(settings):
+    settings.RATINGS_QUEUE_TIMEOUT_SECONDS = 60
+    player = rated(1500)
+    first = ranked_queue_join(player=player, table_size=4, now=T0)
+    with pytest.raises(DomainError) as twice:  # within the timeout, joining twice is refused as before
+        ranked_queue_join(player=player, table_size=4, now=T0 + timedelta(seconds=60))
+    assert twice.value.error_code == "already_queued"
+
+    second = ranked_queue_join(player=player, table_size=5, now=T0 + timedelta(seconds=61))
+    first.refresh_from_db()
+    assert (first.status, second.status, second.table_size) == ("expired", "waiting", 5)
