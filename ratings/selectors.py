@@ -11,6 +11,7 @@ from django.utils import timezone
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating, RatingHistory
 from ratings.rating import RatingModel, make_model
+from tournaments.models import Game, GameSeat
 
 
 def pool_filter(league_id: int | None, prefix: str = "") -> dict:
@@ -81,3 +82,11 @@ def queue_entry_current(*, player_id: int) -> QueueEntry | None:
     """The player's latest queue entry (waiting, matched or left), if any."""
     entries = QueueEntry.objects.filter(player_id=player_id).select_related("game")
     return entries.order_by("-joined_at", "-id").first()
+
+
+def unfinished_game_of(*, player_id: int) -> int | None:
+    """The id of a game not yet finished (waiting or active) in which the player sits themselves,
+    not handed over to a CPU (``away``); the newest if several, else ``None``."""
+    seats = GameSeat.objects.filter(player_id=player_id, away=False,
+                                    game__status__in=[Game.Status.WAITING, Game.Status.ACTIVE])
+    return seats.order_by("-game__created_at", "-game_id").values_list("game_id", flat=True).first()

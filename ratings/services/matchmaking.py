@@ -22,7 +22,7 @@ from django.utils import timezone
 from hearts_league.api import DomainError
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating
-from ratings.selectors import pool_model
+from ratings.selectors import pool_model, unfinished_game_of
 from tournaments.models import Game, Player
 from tournaments.services.games import SeatSpec, game_create
 
@@ -65,7 +65,10 @@ def _global_mu(player: Player) -> float:
 @transaction.atomic
 def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standard",
                       now: datetime | None = None) -> QueueEntry:
-    """Wait for a ranked table; matching runs at once, so the entry may come back matched."""
+    """Wait for a ranked table; matching runs at once, so the entry may come back matched.
+
+    Refused while the player is already waiting (``already_queued``) or sits, not away, at a game
+    that has not finished (``already_playing``, with the game's id)."""
     now = now or timezone.now()
     if player.is_guest or player.user_id is None or player.is_cpu:
         raise DomainError("account_required", "Ranked games need a registered account.", status=403)
@@ -78,6 +81,9 @@ def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standar
     _expire_waiting(now, player=player)
     if QueueEntry.objects.filter(player=player, status=QueueEntry.Status.WAITING).exists():
         raise DomainError("already_queued", "You are already waiting for a ranked game.", status=409)
+    if (playing := unfinished_game_of(player_id=player.pk)) is not None:
+        raise DomainError("already_playing", f"You are playing game {playing}: finish it first.", status=409,
+                          game=playing)
     entry = QueueEntry.objects.create(player=player, table_size=table_size, preset=preset,
                                       mu=_global_mu(player), joined_at=now)
     ranked_queue_match(now=now)

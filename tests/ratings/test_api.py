@@ -8,7 +8,7 @@ from django.utils import timezone
 from ratings.models import QueueEntry
 from ratings.services import rating_record_game
 from ratings.tasks import match_ranked_queue
-from tests.factories import LeagueFactory, PlayerFactory, RatingFactory
+from tests.factories import GameFactory, GameSeatFactory, LeagueFactory, PlayerFactory, RatingFactory
 from tests.ratings.helpers import finished_game
 from tests.tournaments.helpers import client_for
 
@@ -139,6 +139,19 @@ def test_the_queue_status_shows_an_expired_entry_so_the_client_queues_again():
     assert mine["waited_seconds"] == pytest.approx(660, abs=5)
     assert client.delete("/api/ranked/queue").json()["code"] == "not_queued"
     assert client.post("/api/ranked/queue", {"table_size": 4}, format="json").json()["status"] == "waiting"
+
+
+def test_joining_the_ranked_queue_while_playing_answers_409_with_the_game():
+    player = PlayerFactory()
+    game = GameFactory(status="active", ranked=False)
+    GameSeatFactory(game=game, seat=2, player=player)
+    client = client_for(player)
+
+    refused = client.post("/api/ranked/queue", {"table_size": 4}, format="json")
+
+    assert refused.status_code == 409
+    assert (refused.json()["code"], refused.json()["game"]) == ("already_playing", game.pk)
+    assert client.get("/api/ranked/queue").json()["status"] == "not_queued"
 
 
 def test_the_ranked_queue_refuses_guests_anonymous_users_and_bad_input(api_client):

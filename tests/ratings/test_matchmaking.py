@@ -14,7 +14,7 @@ from ratings.services.matchmaking import (
     ranked_queue_match,
 )
 from ratings.tasks import match_ranked_queue
-from tests.factories import PlayerFactory, RatingFactory
+from tests.factories import GameFactory, GameSeatFactory, PlayerFactory, RatingFactory
 from tests.ratings.helpers import T0
 from tournaments.models import Game
 
@@ -182,3 +182,38 @@ def test_an_entry_past_the_timeout_does_not_block_joining_again_before_the_task_
     second = ranked_queue_join(player=player, table_size=5, now=T0 + timedelta(seconds=61))
     first.refresh_from_db()
     assert (first.status, second.status, second.table_size) == ("expired", "waiting", 5)
+
+
+@pytest.mark.parametrize(("status", "away", "refused"), [
+    ("active", False, True),
+    ("waiting", False, True),     # sitting at a table that has not started yet
+    ("active", True, False),      # a CPU plays the seat: the player has left that game
+    ("finished", False, False),
+])
+def test_a_player_sitting_at_an_unfinished_game_cannot_join(status, away, refused):
+    player = rated(1500)
+    game = GameFactory(status=status, ranked=False)
+    GameSeatFactory(game=game, seat=0, player=player, away=away)
+
+    if not refused:
+        assert ranked_queue_join(player=player, table_size=4, now=T0).status == "waiting"
+        return
+    with pytest.raises(DomainError) as playing:
+        ranked_queue_join(player=player, table_size=4, now=T0)
+    assert (playing.value.error_code, playing.value.status_code) == ("already_playing", 409)
+    assert playing.value.extra == {"game": game.pk}
+    assert not QueueEntry.objects.exists()
+
+
+def test_a_matched_player_cannot_queue_again_until_their_ranked_game_ends():
+    people = [rated(1500) for _ in range(3)]
+    for player in people:
+        ranked_queue_join(player=player, table_size=3, now=T0)
+    [game] = Game.objects.all()
+
+    with pytest.raises(DomainError) as playing:
+        ranked_queue_join(player=people[0], table_size=3, now=T0 + timedelta(seconds=1))
+    assert (playing.value.error_code, playing.value.extra) == ("already_playing", {"game": game.pk})
+
+    Game.objects.filter(pk=game.pk).update(status="finished")
+    assert ranked_queue_join(player=people[0], table_size=3, now=T0 + timedelta(minutes=30)).status == "waiting"
