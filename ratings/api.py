@@ -24,13 +24,18 @@ from tournaments.selectors import games_list
 
 # --- serializers ----------------------------------------------------------------------------
 
+SIGMA_NOW = ("uncertainty as of now: the stored sigma widened by the model for each whole day since "
+             "the last rated game (as it will be before the next one)")
+
 
 class RatingSerializer(serializers.Serializer):
     league = serializers.IntegerField(source="league_id", allow_null=True, help_text="null: the global pool")
     league_name = serializers.CharField(source="league.name", default=None, allow_null=True)
     mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    conservative = serializers.FloatField(help_text="mu - 3 sigma: the leaderboard order")
+    sigma = serializers.FloatField(source="current.sigma", help_text=SIGMA_NOW)
+    conservative = serializers.FloatField(source="current.conservative",
+                                          help_text="mu - 3 sigma (sigma as of now): the leaderboard order")
+    inactive_days = serializers.IntegerField(help_text="whole days since the last rated game")
     games = serializers.IntegerField()
     provisional = serializers.BooleanField()
     last_played_at = serializers.DateTimeField(allow_null=True)
@@ -40,10 +45,11 @@ class RatingSerializer(serializers.Serializer):
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, default=None, help_text="null for provisional players")
     player_id = serializers.IntegerField()
-    name = serializers.CharField(source="player.display_name")
+    name = serializers.CharField()
     mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    conservative = serializers.FloatField()
+    sigma = serializers.FloatField(help_text=SIGMA_NOW)
+    conservative = serializers.FloatField(help_text="mu - 3 sigma (sigma as of now): the order")
+    inactive_days = serializers.IntegerField(help_text="whole days since the last rated game")
     games = serializers.IntegerField()
     last_played_at = serializers.DateTimeField()
 
@@ -131,7 +137,8 @@ class GlobalLeaderboardView(APIView):
 
     @extend_schema(parameters=[LIMIT], responses={200: LeaderboardSerializer})
     def get(self, request):
-        """The global pool: established players by mu - 3 sigma; provisional players apart."""
+        """The global pool: established players by mu - 3 sigma as of now (sigma widened for inactivity);
+        provisional players apart."""
         board = selectors.leaderboard(league_id=None, limit=_limit(request))
         return Response(LeaderboardSerializer(board).data)
 
@@ -141,7 +148,8 @@ class LeagueLeaderboardView(APIView):
 
     @extend_schema(parameters=[LIMIT], responses={200: LeaderboardSerializer})
     def get(self, request, league_id: int):
-        """A league's pool: established players by mu - 3 sigma; provisional players apart."""
+        """A league's pool: established players by mu - 3 sigma as of now (sigma widened for inactivity);
+        provisional players apart."""
         league = get_object_or_404(League, pk=league_id)
         board = selectors.leaderboard(league_id=league.pk, limit=_limit(request))
         return Response(LeaderboardSerializer(board).data)

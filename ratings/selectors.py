@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating, RatingHistory
-from ratings.rating import RatingModel, make_model
+from ratings.rating import RatingModel, Skill, make_model
 from tournaments.models import Game, GameSeat
 
 
@@ -29,43 +29,93 @@ def pool_model(*, league_id: int | None) -> RatingModel:
     return make_model(setting("RATINGS_MODEL"), **setting("RATINGS_MODEL_PARAMS"))
 
 
+def inactive_days(since: datetime | None, until: datetime) -> int:
+    """Whole days from a player's last game to ``until``: how far the model widens their sigma
+    (before their next game, and on every read of their current rating)."""
+    return 0 if since is None else max(0, int((until - since).total_seconds() // 86400))
+
+
+def current_skill(model: RatingModel, mu: float, sigma: float, last_played_at: datetime | None,
+                  now: datetime) -> tuple[Skill, int]:
+    """A stored rating as of ``now``: the model's own inactivity decay applied for the whole days
+    since the last game (what the model will apply before the next one), and those days."""
+    days = inactive_days(last_played_at, now)
+    return model.decay(Skill(mu, sigma), days), days
+
+
+@dataclass
+class LeaderboardRow:
+    """One listed player, with sigma and the conservative estimate as of the board's ``now``."""
+
+    player_id: int
+    name: str
+    mu: float
+    sigma: float
+    conservative: float
+    games: int
+    last_played_at: datetime
+    inactive_days: int
+    rank: int | None = None  # None for provisional players
+
+
 @dataclass
 class Leaderboard:
     league_id: int | None
     model_name: str
     min_games: int
     active_days: int
-    ranked: list[Rating] = field(default_factory=list)  # each with .rank
-    provisional: list[Rating] = field(default_factory=list)
+    ranked: list[LeaderboardRow] = field(default_factory=list)
+    provisional: list[LeaderboardRow] = field(default_factory=list)
 
 
 def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
                 limit: int | None = None) -> Leaderboard:
-    """Established players ranked by the conservative estimate (ties share a rank), and the
-    provisional players apart; both only with enough games and recent activity."""
+    """Established players ranked by the conservative estimate as of ``now`` (ties share a rank),
+    and the provisional players apart; both only with enough games and recent activity.
+
+    The estimate is the stored rating with sigma widened for the whole days since the player's
+    last game, by the pool model's own decay, as it will be widened before their next game: a
+    player who stopped playing sinks gradually instead of keeping their rank until the activity
+    cutoff drops them. The filters run in the database; the decay and the order in Python over
+    plain values of the listed rows (thousands: tens of milliseconds). Nothing is written.
+    """
     now = now or timezone.now()
     min_games = setting("RATINGS_LEADERBOARD_MIN_GAMES")
     active_days = setting("RATINGS_LEADERBOARD_ACTIVE_DAYS")
-    rows = (Rating.objects.filter(**pool_filter(league_id))
-            .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
-            .select_related("player").order_by("-conservative", "-games", "player_id"))
-    board = Leaderboard(league_id=league_id, model_name=pool_model(league_id=league_id).name,
-                        min_games=min_games, active_days=active_days)
-    ranked = rows.filter(provisional=False)
-    board.ranked = list(ranked[:limit] if limit else ranked)
+    model = pool_model(league_id=league_id)
+    listed = (Rating.objects.filter(**pool_filter(league_id))
+              .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
+              .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at",
+                           "provisional"))
+    board = Leaderboard(league_id=league_id, model_name=model.name, min_games=min_games,
+                        active_days=active_days)
+    for player_id, name, mu, sigma, games, last_played_at, provisional in listed:
+        skill, days = current_skill(model, mu, sigma, last_played_at, now)
+        row = LeaderboardRow(player_id=player_id, name=name, mu=mu, sigma=skill.sigma,
+                             conservative=skill.conservative, games=games, last_played_at=last_played_at,
+                             inactive_days=days)
+        (board.provisional if provisional else board.ranked).append(row)
+    for rows in (board.ranked, board.provisional):
+        rows.sort(key=lambda row: (-row.conservative, -row.games, row.player_id))
+        if limit:
+            del rows[limit:]
     previous = None
     for position, row in enumerate(board.ranked, start=1):
         row.rank = previous.rank if previous and previous.conservative == row.conservative else position
         previous = row
-    provisional = rows.filter(provisional=True)
-    board.provisional = list(provisional[:limit] if limit else provisional)
     return board
 
 
-def player_ratings(*, player_id: int):
-    """A player's rating in every pool: global first, then leagues."""
-    return (Rating.objects.filter(player_id=player_id).select_related("league")
-            .order_by(F("league_id").asc(nulls_first=True)))
+def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Rating]:
+    """A player's rating in every pool, global first, then leagues; each with ``current`` (sigma
+    widened for inactivity up to ``now`` by the model stored with it) and ``inactive_days``."""
+    now = now or timezone.now()
+    rows = list(Rating.objects.filter(player_id=player_id).select_related("league")
+                .order_by(F("league_id").asc(nulls_first=True)))
+    for row in rows:
+        row.current, row.inactive_days = current_skill(make_model(row.model_name, **row.model_params),
+                                                       row.mu, row.sigma, row.last_played_at, now)
+    return rows
 
 
 def player_rating_history(*, player_id: int, league_id: int | None = None, global_only: bool = False):

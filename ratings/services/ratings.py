@@ -26,7 +26,7 @@ from django.db.models import Q
 from ratings.conf import setting
 from ratings.models import Rating, RatingHistory
 from ratings.rating import RatingModel, Skill, make_model
-from ratings.selectors import pool_filter, pool_model
+from ratings.selectors import inactive_days, pool_filter, pool_model
 from tournaments.models import Game, GameSeat, League, Player
 
 log = logging.getLogger(__name__)
@@ -73,10 +73,6 @@ def _pools(game: Game) -> list[League | None]:
     return [None, game.league] if game.league_id else [None]
 
 
-def _whole_days(since: datetime | None, until: datetime) -> int:
-    return 0 if since is None else max(0, int((until - since).total_seconds() // 86400))
-
-
 def _provisional(model: RatingModel, skill: Skill, games: int) -> bool:
     return (games < setting("RATINGS_PROVISIONAL_GAMES")
             or skill.sigma > setting("RATINGS_PROVISIONAL_SIGMA_SHARE") * model.initial().sigma)
@@ -87,7 +83,7 @@ def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat],
     """Update ``entries`` in place for one game; returns the history rows' fields."""
     totals = [r.total for r in rated]
     before = [entries[r.player_id] for r in rated]
-    decayed = [model.decay(e.skill, _whole_days(e.last_played_at, game.finished_at)) for e in before]
+    decayed = [model.decay(e.skill, inactive_days(e.last_played_at, game.finished_at)) for e in before]
     after = model.rate(decayed, totals)
     rows = []
     for r, entry, new in zip(rated, before, after, strict=True):

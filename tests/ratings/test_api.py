@@ -21,17 +21,19 @@ def names(rows):
 
 def test_the_leaderboard_ranks_by_the_conservative_estimate_and_lists_provisional_players_apart(api_client):
     now = timezone.now()
-    for name, mu, sigma, games, provisional, days_ago in [
-        ("Steady", 1600.0, 60.0, 40, False, 1),        # 1420
-        ("Lucky", 1700.0, 110.0, 12, False, 2),        # 1370
-        ("Solid", 1550.0, 50.0, 90, False, 3),         # 1400
-        ("Twin", 1520.0, 40.0, 90, False, 3),          # 1400: shares a rank with Solid
-        ("Newcomer", 1800.0, 200.0, 4, True, 1),       # provisional: listed apart
-        ("Gone", 1900.0, 50.0, 80, False, 200),        # inactive: not listed
-        ("Tourist", 1500.0, 300.0, 1, True, 1),        # too few games: not listed
+    hour, day = timedelta(hours=1), timedelta(days=1)
+    # All but Gone played in the last day, so no inactivity widens their sigma here.
+    for name, mu, sigma, games, provisional, ago in [
+        ("Steady", 1600.0, 60.0, 40, False, hour),         # 1420
+        ("Lucky", 1700.0, 110.0, 12, False, 2 * hour),     # 1370
+        ("Solid", 1550.0, 50.0, 90, False, 3 * hour),      # 1400
+        ("Twin", 1520.0, 40.0, 90, False, 3 * hour),       # 1400: shares a rank with Solid
+        ("Newcomer", 1800.0, 200.0, 4, True, hour),        # provisional: listed apart
+        ("Gone", 1900.0, 50.0, 80, False, 200 * day),      # inactive: not listed
+        ("Tourist", 1500.0, 300.0, 1, True, hour),         # too few games: not listed
     ]:
         RatingFactory(player=PlayerFactory(display_name=name), mu=mu, sigma=sigma, games=games,
-                      provisional=provisional, last_played_at=now - timedelta(days=days_ago))
+                      provisional=provisional, last_played_at=now - ago)
     RatingFactory(player=PlayerFactory(display_name="Elsewhere"), league=LeagueFactory(), mu=2500.0)
 
     body = api_client.get("/api/leaderboard").json()
@@ -39,7 +41,7 @@ def test_the_leaderboard_ranks_by_the_conservative_estimate_and_lists_provisiona
     assert (body["league"], body["model"], body["min_games"], body["active_days"]) == (None, "elo", 3, 90)
     assert names(body["ranked"]) == ["Steady", "Solid", "Twin", "Lucky"]
     assert [row["rank"] for row in body["ranked"]] == [1, 2, 2, 4]
-    assert body["ranked"][0]["conservative"] == 1420.0
+    assert (body["ranked"][0]["conservative"], body["ranked"][0]["inactive_days"]) == (1420.0, 0)
     assert names(body["provisional"]) == ["Newcomer"]
     assert body["provisional"][0]["rank"] is None
     assert names(api_client.get("/api/leaderboard?limit=1").json()["ranked"]) == ["Steady"]

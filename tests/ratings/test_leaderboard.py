@@ -1,0 +1,114 @@
+"""Leaderboards and a player's ratings read the rating as of now: inactivity widens sigma on read."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ratings.models import Rating
+from ratings.rating import Skill, make_model
+from ratings.selectors import leaderboard, player_ratings
+from tests.factories import LeagueFactory, PlayerFactory, RatingFactory
+from tests.ratings.helpers import ratings_snapshot
+
+pytestmark = pytest.mark.django_db
+
+NOW = timezone.now().replace(microsecond=0)
+
+
+def rating(name, *, days_ago, mu=1600.0, sigma=60.0, **fields):
+    return RatingFactory(player=PlayerFactory(display_name=name), mu=mu, sigma=sigma,
+                         last_played_at=NOW - timedelta(days=days_ago, hours=1), **fields)
+
+
+def names(rows):
+    return [row.name for row in rows]
+
+
+def test_of_two_equal_stored_ratings_the_one_inactive_for_longer_ranks_lower_and_nothing_is_written():
+    rating("Away a month", days_ago=30)
+    rating("Away ten days", days_ago=10)
+    rating("Played today", days_ago=0)
+    before = ratings_snapshot()
+    updated = sorted(Rating.objects.values_list("pk", "updated_at"))
+
+    board = leaderboard(now=NOW)
+
+    assert names(board.ranked) == ["Played today", "Away ten days", "Away a month"]
+    assert [row.rank for row in board.ranked] == [1, 2, 3]
+    assert [row.inactive_days for row in board.ranked] == [0, 10, 30]
+    model = make_model("elo")
+    for row in board.ranked:  # the model's own decay, from the stored values
+        current = model.decay(Skill(1600.0, 60.0), row.inactive_days)
+        assert (row.mu, row.sigma, row.conservative) == (1600.0, current.sigma, current.conservative)
+    assert board.ranked[0].sigma == 60.0
+    assert 60.0 < board.ranked[1].sigma < board.ranked[2].sigma
+    # Reading changed no stored row.
+    assert ratings_snapshot() == before
+    assert sorted(Rating.objects.values_list("pk", "updated_at")) == updated
+    assert set(Rating.objects.values_list("sigma", "conservative")) == {(60.0, 1600.0 - 180.0)}
+
+
+def test_the_limit_applies_after_the_decayed_order():
+    rating("Stopped", days_ago=60, mu=1620.0)  # stored 1440, ahead of Active...
+    rating("Active", days_ago=0)                 # ...stored 1420, but ahead once 60 days widen sigma
+
+    board = leaderboard(now=NOW, limit=1)
+
+    assert names(board.ranked) == ["Active"]
+    assert Rating.objects.order_by("-conservative").first().player.display_name == "Stopped"
+
+
+def test_only_whole_days_widen_and_equal_current_estimates_share_a_rank():
+    for name in ("Yesterday evening", "This morning"):
+        RatingFactory(player=PlayerFactory(display_name=name), mu=1600.0, sigma=60.0,
+                      last_played_at=NOW - timedelta(hours=23))
+
+    board = leaderboard(now=NOW)
+
+    assert [(row.rank, row.inactive_days, row.sigma) for row in board.ranked] == [(1, 0, 60.0)] * 2
+
+
+def test_provisional_players_are_listed_by_the_decayed_estimate_too():
+    rating("Newcomer away", days_ago=40, sigma=200.0, games=5, provisional=True)
+    rating("Newcomer here", days_ago=0, sigma=200.0, games=5, provisional=True)
+
+    board = leaderboard(now=NOW)
+
+    assert board.ranked == []
+    assert names(board.provisional) == ["Newcomer here", "Newcomer away"]
+
+
+def test_a_league_leaderboard_decays_with_its_pools_stored_model():
+    league = LeagueFactory()
+    params = {**make_model("elo").params, "sigma_per_day": 20.0}
+    rating("Member", days_ago=9, league=league, model_params=params)
+
+    [row] = leaderboard(league_id=league.pk, now=NOW).ranked
+
+    assert row.sigma == make_model("elo", **params).decay(Skill(1600.0, 60.0), 9).sigma
+    assert row.sigma != make_model("elo").decay(Skill(1600.0, 60.0), 9).sigma
+
+
+def test_a_players_ratings_show_sigma_as_of_now(api_client):
+    stored = rating("Returning", days_ago=20)
+    before = ratings_snapshot()
+
+    [pool] = api_client.get(f"/api/players/{stored.player_id}/ratings").json()["ratings"]
+
+    widened = make_model("elo").decay(Skill(1600.0, 60.0), 20)
+    assert (pool["mu"], pool["sigma"], pool["inactive_days"]) == (1600.0, widened.sigma, 20)
+    assert pool["conservative"] == pytest.approx(widened.conservative)
+    assert [row.current for row in player_ratings(player_id=stored.player_id, now=NOW)] == [widened]
+    assert ratings_snapshot() == before
+
+
+def test_the_leaderboard_endpoint_shows_the_estimate_it_ranks_by(api_client):
+    rating("Away", days_ago=30, mu=1610.0)
+    rating("Here", days_ago=0)
+
+    rows = api_client.get("/api/leaderboard").json()["ranked"]
+
+    assert [row["name"] for row in rows] == ["Here", "Away"]
+    assert rows[0]["conservative"] > rows[1]["conservative"]
+    assert (rows[1]["inactive_days"], rows[1]["sigma"]) == (30, make_model("elo").decay(Skill(1610.0, 60.0), 30).sigma)
