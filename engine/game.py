@@ -168,8 +168,23 @@ class Game:
         g = cls(first.rules, first.players, first.seed, planned, _replaying=True)
         g.events.append(first)
         g._next_hand()
-        i, n = 1, len(items)
-        play = g.play
+        g._apply_log(items, 1)
+        return g
+
+    def extend(self, events: Iterable[Event | dict[str, Any]]) -> None:
+        """Apply the events that follow this game's log, validated as ``replay`` does.
+
+        ``Game.replay(log[:k]).extend(log[k:])`` equals ``Game.replay(log)``, at the cost of
+        the new events only.  Raises ReplayError if they do not follow; the game is then
+        left part-way and must be thrown away.
+        """
+        self._replaying = True
+        self._apply_log(list(events), 0)
+
+    def _apply_log(self, items: list[Event | dict[str, Any]], i: int) -> None:
+        """Re-execute the logged commands ``items[i:]``, checking every event they produce."""
+        n = len(items)
+        play = self.play
         while i < n:
             item = items[i]
             try:
@@ -181,7 +196,7 @@ class Game:
                     j = 1
                 else:
                     e = item if isinstance(item, Event) else event_from_dict(item)
-                    out = g._replay_command(i, e)
+                    out = self._replay_command(i, e)
                     j = 0
             except IllegalMove as err:
                 raise ReplayError(f"event {i} is illegal: {err}") from err
@@ -198,11 +213,10 @@ class Game:
                     raise ReplayError(f"event {i + j} ({got.type}) differs from the engine's")
                 j += 1
             i += k
-        g._replaying = False
-        if g._awaiting_deal:
-            g._awaiting_deal = False
-            g._deal(*g._make_deal(g.hand_number))
-        return g
+        self._replaying = False
+        if self._awaiting_deal:
+            self._awaiting_deal = False
+            self._deal(*self._make_deal(self.hand_number))
 
     def _replay_command(self, i: int, e: Event) -> list[Event]:
         t = type(e)

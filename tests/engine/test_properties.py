@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Card, Game, IllegalMove, Rules, event_from_dict, redact
+from engine import Card, Game, IllegalMove, ReplayError, Rules, event_from_dict, redact
 from engine.cards import NAMES, mask_of
 from engine.fast import from_view
 from tests.engine import oracle
@@ -307,3 +308,37 @@ def test_replaying_the_events_gives_an_equal_game(rules, rng, cut):
         elif g2.phase == "moon_choice":
             g2.choose_moon(g2.to_act[0], "add_to_others")
     assert Game.replay([e.to_dict() for e in g2.events]) == g2
+
+
+@SETTINGS
+@given(rules_st(), st.randoms(use_true_random=False), st.lists(st.floats(0, 1), max_size=4))
+def test_extending_a_replayed_prefix_gives_the_game_the_whole_log_gives(rules, rng, cuts):
+    """A cached state moved forward by the new events equals a replay of the whole log,
+    wherever the log is cut between command batches, in one step or several."""
+    g = Checker(rules, rng, legality=False, views=False, fast=False).run()
+    log = [e.to_dict() for e in g.events]
+    log[0]["seed"] = None  # as in a live game: later hands cannot be dealt again from a seed
+    boundaries = [i for i in range(1, len(log) + 1) if _starts_a_command(log, i)]
+    first, *points = sorted({boundaries[int(c * (len(boundaries) - 1))] for c in [0.0, *cuts]})
+    state, done = Game.replay(log[:first]), first
+    for point in [*points, len(log)]:
+        state.extend(log[done:point])
+        assert state == Game.replay(log[:point])
+        done = point
+    assert state.events[1:] == g.events[1:] and state.totals == g.totals
+
+
+def test_extending_with_events_that_do_not_follow_is_refused():
+    g = Game.new(Rules(), seed=7)
+    state = Game.replay([e.to_dict() for e in g.events])
+    seat = g.to_act[0]
+    g.pass_cards(seat, g.hand(seat)[:3])
+    other = Game.replay([e.to_dict() for e in g.events[:2]])
+    wrong = {**g.events[-1].to_dict(), "cards": [str(c) for c in other.hand((seat + 1) % 4)[:3]]}
+    with pytest.raises(ReplayError):
+        state.extend([wrong])
+
+
+def _starts_a_command(log: list[dict], i: int) -> bool:
+    """Whether a live game's log can end just before ``log[i]`` (between two commands)."""
+    return i == len(log) or log[i]["type"] in ("CardsPassed", "CardPlayed", "MoonChosen")
