@@ -166,25 +166,46 @@ class GameConsumer(AsyncWebsocketConsumer):
         enough; without it (connecting, resuming) the row is read from the database."""
         async with self.send_lock:
             start = after if restart else max(after, self.sent_seq)
-            frames, seq = await database_sync_to_async(self._frames_after)(start, at_least)
+            ready = self._frames_in_memory(start, at_least) if at_least is not None else None
+            if ready is None:
+                ready = await database_sync_to_async(self._frames_after)(start, at_least)
+            frames, seq = ready
             for frame in frames:
                 await self.send_json(frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
+
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[dict], int] | None:
+        """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
+        case after a notification: one connection read it, or this process wrote it); else
+        None. Runs on the event loop: no thread hop, no database."""
+        cached = feed.cached(self.game_id, at_least, after)
+        if cached is None:
+            return None
+        game, rows = cached
+        if not rows or game.status == Game.Status.WAITING:
+            return self._frames(game, rows, after, None)
+        hit, view = eventstore.engine_cache.read(game, lambda s: s.view(self.seat))
+        return self._frames(game, rows, after, view) if hit else None
 
     def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int]:
         game = feed.game(self.game_id, at_least)
         if game.seq <= after:
             return [], after
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
+        view = None
+        if rows and game.status != Game.Status.WAITING:
+            view = eventstore.read_engine_game(game, lambda s: s.view(self.seat), rows)
+        return self._frames(game, rows, after, view)
+
+    def _frames(self, game: Game, rows: list, after: int, view: dict | None) -> tuple[list[dict], int]:
+        """Event frames for ``rows`` redacted for this viewer, then the state frame (if ``view``)."""
         frames = [{"type": "event", "seq": row.seq, "event": visible_event(row, self.seat, game.is_over)}
                   for row in rows]
-        seq = rows[-1].seq if rows else after
-        if rows and game.status != Game.Status.WAITING:
-            state = eventstore.read_engine_game(game, lambda s: s.view(self.seat))
+        if view is not None:
             frames.append({"type": "state", "seq": game.seq, "status": game.status,
                            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-                           "state": state})
-        return frames, seq
+                           "state": view})
+        return frames, rows[-1].seq if rows else after
 
     async def error(self, code: str, detail: str, **extra):
         await self.send_json({"type": "error", "code": code, "detail": detail, "seq": self.sent_seq, **extra})

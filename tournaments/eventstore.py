@@ -121,11 +121,10 @@ class _EngineCache:
         self._entries: OrderedDict[int, tuple[tuple[int, str], engine.Game]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, game: Game) -> engine.Game | None:
-        """Remove and return the state for the game's current log (the taker may mutate it)."""
+    def take(self, game_id: int) -> tuple[tuple[int, str], engine.Game] | None:
+        """Remove and return the game's entry, ``((seq, head hash), state)``: the taker may mutate it."""
         with self._lock:
-            entry = self._entries.pop(game.pk, None)
-        return entry[1] if entry is not None and entry[0] == (game.seq, game.head_hash) else None
+            return self._entries.pop(game_id, None)
 
     def put(self, game_id: int, version: tuple[int, str], state: engine.Game) -> None:
         with self._lock:
@@ -164,13 +163,53 @@ def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game
     return engine.Game.replay(dicts, deals=game.planned_deals or None)
 
 
+def _state_of(game: Game, rows: list[GameEvent] | None = None) -> engine.Game:
+    """The engine state at the game row's (seq, head hash), for the caller alone: the cached
+    one, moved forward by the events since if it is older, or else rebuilt from the log.
+
+    ``rows``: events of this game the caller already holds (contiguous, ending at the row's seq).
+    """
+    entry = engine_cache.take(game.pk)
+    if entry is not None:
+        (seq, head), state = entry
+        if (seq, head) == (game.seq, game.head_hash):
+            return state
+        if seq < game.seq and _advance(game, seq, head, state, rows):
+            return state
+    return rebuild_engine_game(game)
+
+
+def _advance(game: Game, seq: int, head: str, state: engine.Game, rows: list[GameEvent] | None) -> bool:
+    """Move ``state`` (the log up to ``seq``, ending in hash ``head``) forward to the game row.
+
+    The new events must chain onto ``head`` and end in the row's head hash: a state cached
+    from a transaction that rolled back, or from another log, is never moved forward.
+    """
+    new = [row for row in rows or () if row.seq > seq]
+    if not new or new[0].seq != seq + 1 or new[-1].seq != game.seq:
+        new = list(GameEvent.objects.filter(game=game, seq__gt=seq, seq__lte=game.seq).order_by("seq"))
+    if len(new) != game.seq - seq:
+        return False
+    previous = head
+    for row in new:
+        previous = row_hash(row, previous)
+        if row.hash != previous:
+            return False
+    if previous != game.head_hash:
+        return False
+    try:
+        state.extend([event_dict(row) for row in new if is_engine_event(row.type)])
+    except engine.ReplayError:
+        return False
+    return True
+
+
 def take_engine_game(game: Game) -> engine.Game:
     """The engine state of the game's log for a command to mutate (the row must be locked).
 
-    Give it back with :func:`keep_engine_game` (after the change) or :func:`return_engine_game`.
+    Give it back with :func:`keep_engine_game` after the change (or after a refused command).
     """
-    state = engine_cache.take(game)
-    return state if state is not None else rebuild_engine_game(game)
+    return _state_of(game)
 
 
 def keep_engine_game(game: Game, state: engine.Game) -> None:
@@ -182,13 +221,16 @@ def keep_engine_game(game: Game, state: engine.Game) -> None:
     engine_cache.put(game.pk, (game.seq, game.head_hash), state)
 
 
-def read_engine_game(game: Game, reader):
-    """``reader(state)`` on the current engine state, without mutating it."""
+def read_engine_game(game: Game, reader, rows: list[GameEvent] | None = None):
+    """``reader(state)`` on the engine state at the game row, without mutating it.
+
+    ``rows``: events the caller already read (see :func:`_state_of`), to spare a query.
+    """
     hit, value = engine_cache.read(game, reader)
     if hit:
         return value
-    state = rebuild_engine_game(game)
-    engine_cache.put(game.pk, (game.seq, game.head_hash), state)
+    state = _state_of(game, rows)
+    keep_engine_game(game, state)
     return reader(state)
 
 

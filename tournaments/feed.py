@@ -38,12 +38,23 @@ class Feed:
             return []
         with self._lock:
             entry = self._games.get(game.pk)
-            rows = entry[1] if entry is not None else []
-        if rows and rows[0].seq <= after + 1 and rows[-1].seq >= game.seq:
-            return [row for row in rows if after < row.seq <= game.seq]
+        rows = _between(entry[1], after, game.seq) if entry is not None else None
+        if rows is not None:
+            return rows
         fetched = list(GameEvent.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq).order_by("seq"))
         self._store(game, fetched)
         return fetched
+
+    def cached(self, game_id: int, at_least_seq: int, after: int) -> tuple[Game, list[GameEvent]] | None:
+        """The game row and its events after ``after``, if this process holds them with the row
+        at ``at_least_seq`` or later; None if answering would need the database."""
+        with self._lock:
+            entry = self._games.get(game_id)
+        if entry is None or entry[0].seq < at_least_seq:
+            return None
+        game, rows = entry
+        between = _between(rows, after, game.seq)
+        return None if between is None else (game, between)
 
     def publish(self, game: Game, rows: list[GameEvent]) -> None:
         """The writer's committed change: the new row state and the events it appended."""
@@ -70,6 +81,15 @@ class Feed:
     def clear(self) -> None:
         with self._lock:
             self._games.clear()
+
+
+def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | None:
+    """The rows with seq in (after, last], or None if ``rows`` do not cover that range."""
+    if last <= after:
+        return []
+    if rows and rows[0].seq <= after + 1 and rows[-1].seq >= last:
+        return [row for row in rows if after < row.seq <= last]
+    return None
 
 
 feed = Feed()

@@ -114,11 +114,59 @@ def test_the_cached_state_equals_a_rebuild_from_the_log():
 
         game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view))
     game.refresh_from_db()
-    cached = eventstore.engine_cache.take(game)
-    assert cached is not None, "the last command left its state in the cache"
+    entry = eventstore.engine_cache.take(game.pk)
+    assert entry is not None and entry[0] == (game.seq, game.head_hash), "the last command cached its state"
+    cached = entry[1]
     assert cached == eventstore.rebuild_engine_game(game)
     eventstore.engine_cache.clear()
     assert eventstore.read_engine_game(game, lambda s: s.state_dict()) == cached.state_dict()
+
+
+def _play_commands(game, people, count):
+    from tests.tournaments.helpers import next_command
+
+    for _ in range(count):
+        game.refresh_from_db()
+        seat = eventstore.read_engine_game(game, lambda s: s.to_act[0])
+        view = eventstore.read_engine_game(game, lambda s, seat=seat: s.view(seat))
+        game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view))
+    game.refresh_from_db()
+
+
+def test_an_older_cached_state_is_moved_forward_by_the_new_events_not_rebuilt(monkeypatch):
+    """A process that did not make the last changes (another Daphne) reads only what is new."""
+    game, people, _ = seated_table()
+    _play_commands(game, people, 8)
+    older = eventstore.engine_cache.take(game.pk)
+    _play_commands(game, people, 6)  # another process's commands: this one keeps the older state
+    eventstore.engine_cache.put(game.pk, *older)
+
+    def no_rebuild(*args, **kwargs):
+        raise AssertionError("rebuilt the whole game")
+
+    monkeypatch.setattr(eventstore, "rebuild_engine_game", no_rebuild)
+    view = eventstore.read_engine_game(game, lambda s: s.state_dict())
+    monkeypatch.undo()
+    assert view == eventstore.rebuild_engine_game(game).state_dict()
+
+
+def test_a_cached_state_that_does_not_chain_onto_the_log_is_rebuilt_not_moved_forward():
+    """A command that rolled back leaves a cached state the log never had (a move that did
+    not happen, under a head hash no row has): it is never moved forward."""
+    game, people, _ = seated_table()
+    _play_commands(game, people, 8)
+    (seq, _), state = eventstore.engine_cache.take(game.pk)
+    phantom = state.copy()
+    seat = phantom.to_act[0]
+    if phantom.phase == "passing":
+        phantom.pass_cards(seat, phantom.hand(seat)[-3:])
+    else:
+        phantom.play(seat, phantom.legal_plays(seat)[-1])
+    _play_commands(game, people, 4)
+    eventstore.engine_cache.clear()
+    eventstore.engine_cache.put(game.pk, (seq + 1, "f" * 64), phantom)
+    assert eventstore.read_engine_game(game, lambda s: s) == eventstore.rebuild_engine_game(game)
+    assert eventstore.engine_cache.take(game.pk)[0] == (game.seq, game.head_hash)
 
 
 def test_seq_is_gap_free_and_unique_per_game():
