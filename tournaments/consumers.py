@@ -116,6 +116,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         kind = frame["type"]
         if kind == "ping":
+            # Group messages are delivered at most once: a ping also sends anything a lost
+            # notification held back, so a quiet client is never stuck behind the table.
+            await self.catch_up(self.sent_seq)
             await self.send_json({"type": "pong", "seq": self.sent_seq})
         elif kind == "resume":
             after = frame.get("after")

@@ -118,6 +118,31 @@ async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events()
     await again.disconnect()
 
 
+async def test_a_ping_sends_what_a_lost_notification_held_back(monkeypatch):
+    """Group messages are at most once: a quiet client's ping brings it up to date."""
+    from tournaments import live
+
+    game, people, clients = await database_sync_to_async(seated_table)()
+    socket, _, _ = await connect(game, people[0], after=0)
+    seen = (await frames_until(socket, lambda f: f["type"] == "state"))[-1]["seq"]
+    monkeypatch.setattr(live, "notify", lambda game_id, seq: None)  # every notification is lost
+
+    def another_seat_passes():
+        view = clients[1].get(f"/api/games/{game.pk}/").json()["state"]
+        clients[1].post(f"/api/games/{game.pk}/commands/", next_command(view), format="json")
+
+    await database_sync_to_async(another_seat_passes)()
+    assert await socket.receive_nothing(timeout=0.3)
+    await socket.send_to(text_data=json.dumps({"type": "ping"}))
+    frames = await frames_until(socket, lambda f: f["type"] == "pong")
+    assert [f["type"] for f in frames] == ["event", "state", "pong"]
+    assert frames[0]["seq"] == seen + 1 and frames[0]["event"]["type"] == "CardsPassed"
+    assert frames[-1]["seq"] == seen + 1
+    await socket.send_to(text_data=json.dumps({"type": "ping"}))
+    assert [f["type"] for f in await frames_until(socket, lambda f: f["type"] == "pong")] == ["pong"]
+    await socket.disconnect()
+
+
 async def test_players_and_spectators_only_receive_what_they_may_see():
     game, people, _ = await database_sync_to_async(seated_table)()
     spectator = await database_sync_to_async(PlayerFactory)()
