@@ -22,6 +22,10 @@ from tournaments.services.turns import TurnPlan, plan_turn
 
 TURN_TIMES = (None, 30, 60)
 COMMAND_TYPES = ("pass", "play", "moon_choice")
+# What appending to a started game's log can change in its row; saving only these keeps the
+# per-move UPDATE small (the rules, planned deals and salt are written once, at the start).
+LOG_FIELDS = ("seq", "head_hash", "status", "finished_at", "final_totals", "winner_seat",
+              "turn_key", "turn_deadline", "cpu_due_at")
 
 
 @dataclass(frozen=True)
@@ -290,7 +294,7 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
                    DealSaltRevealed(salt=game.deal_salt).to_dict()]
     rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
-    game.save()
+    game.save(update_fields=LOG_FIELDS)
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
     return CommandResult(game=game, events=rows)
@@ -301,7 +305,7 @@ def append_table_events(game: Game, events: list[dict], *, cause: str, actor_sea
     state = eventstore.take_engine_game(game)
     rows = eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)
     plan = plan_turn(game, state)
-    game.save()
+    game.save(update_fields=LOG_FIELDS)
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
 
