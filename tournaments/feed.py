@@ -28,6 +28,16 @@ class Feed:
                 entry = self._games.get(game_id)
             if entry is not None and entry[0].seq >= at_least_seq:
                 return entry[0]
+        with self._lock:
+            entry = self._games.get(game_id)
+        if entry is not None and entry[1]:
+            # The row and the events since the last one held, in one statement (one snapshot:
+            # the row's seq is the last of these events, as the writer's transaction left it).
+            rows = list(GameEvent.objects.filter(game_id=game_id, seq__gt=entry[1][-1].seq)
+                        .select_related("game").order_by("seq"))
+            if rows:
+                self._store(rows[-1].game, rows)
+                return rows[-1].game
         game = Game.objects.get(pk=game_id)
         self._store(game, [])
         return game
