@@ -106,6 +106,16 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
     return board
 
 
+def seeding_ratings(*, player_ids, league_id: int | None) -> dict[int, float]:
+    """Each player's rating (mu) for seeding a tournament: in the league's pool if they have
+    one there, else in the global pool; players rated in neither are left out."""
+    ids = list(player_ids)
+    found = dict(Rating.objects.filter(player_id__in=ids, league__isnull=True).values_list("player_id", "mu"))
+    if league_id is not None:
+        found.update(Rating.objects.filter(player_id__in=ids, league_id=league_id).values_list("player_id", "mu"))
+    return found
+
+
 def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Rating]:
     """A player's rating in every pool, global first, then leagues; each with ``current`` (sigma
     widened for inactivity up to ``now`` by the model stored with it) and ``inactive_days``."""

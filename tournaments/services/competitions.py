@@ -13,6 +13,7 @@ of a round finishes.
 
 from __future__ import annotations
 
+import math
 import random
 
 from django.db import transaction
@@ -277,6 +278,17 @@ def make_deals(rules: engine.Rules, count: int, rng: random.Random) -> list[list
     return deals
 
 
+def _seeding(tournament: Tournament, player_ids: list[int], rng: random.Random) -> list[tuple[int, float]]:
+    """Round 1 of a Swiss: every player with their rating (the league's pool, else the global
+    one), in a shuffled order so that equal and missing ratings (placed last) are drawn by lot."""
+    from ratings.selectors import seeding_ratings  # ratings builds on tournaments, not the reverse
+
+    rated = seeding_ratings(player_ids=player_ids, league_id=tournament.league_id)
+    shuffled = list(player_ids)
+    rng.shuffle(shuffled)
+    return [(pid, rated.get(pid, -math.inf)) for pid in shuffled]
+
+
 def _history(tournament: Tournament, before: int) -> seating.SeatingHistory:
     """Who met whom and who sat where in the rounds before ``before`` (CPU fill seats are
     anonymous: a CPU filling seats is not anyone's opponent twice)."""
@@ -327,12 +339,12 @@ def _seat(tournament: Tournament, round_: Round) -> None:
         except ValueError as error:
             raise DomainError("not_enough_players", str(error), status=409) from None
         entrants = by_standing + fillers
-        if tournament.format == Tournament.Format.RANDOM or (
-            tournament.format == Tournament.Format.SWISS and not history.meetings
-        ):
+        if tournament.format == Tournament.Format.RANDOM:
             tables = seating.seat_random(entrants, sizes, rng)
-            if tournament.format == Tournament.Format.SWISS:
-                tables = seating.assign_seats(tables, history, rng)
+        elif tournament.format == Tournament.Format.SWISS and not history.meetings:
+            tables = seating.seat_by_rating(_seeding(tournament, by_standing, rng) + [(f, -math.inf) for f in fillers],
+                                            sizes)
+            tables = seating.assign_seats(tables, history, rng)
         elif tournament.format == Tournament.Format.SWISS:
             tables = seating.seat_swiss(entrants, history, sizes, rng)
         else:

@@ -318,3 +318,22 @@ def test_simulate_tournament_runs_end_to_end():
     assert len(lines) == 6 and all(line.games == 2 for line in lines)
     assert sum(line.table_points for line in lines) == 2 * 2 * (4 + 2 + 0)
     assert "2 rounds, 4 tables, status finished" in out.getvalue()
+
+
+def test_swiss_round_one_spreads_the_strongest_rated_players_over_the_tables():
+    """A snake draft by rating (the league's pool before the global one): the four strongest
+    sit at four different tables; unrated players come after every rated one."""
+    from tests.factories import RatingFactory
+
+    tournament, players = _tournament(16)
+    strength = {p.pk: 1500 + 10 * i for i, p in enumerate(players[:12])}  # the last four unrated
+    for player in players[:12]:
+        RatingFactory(player=player, mu=1000)  # global: overridden by the league's pool
+        RatingFactory(player=player, league=tournament.league, mu=strength[player.pk])
+    round_ = services.tournament_start_round(tournament_id=tournament.pk)
+    tables = [set(t.players) for t in round_.tables.order_by("number")]
+    strongest = sorted(strength, key=strength.get, reverse=True)
+    assert [sum(pid in table for pid in strongest[:4]) for table in tables] == [1, 1, 1, 1]
+    assert [sum(pid in table for pid in strongest[4:8]) for table in tables] == [1, 1, 1, 1]
+    unrated = {p.pk for p in players[12:]}
+    assert [len(unrated & table) for table in tables] == [1, 1, 1, 1]
