@@ -13,6 +13,7 @@ import json
 import time
 from urllib.parse import parse_qs
 
+import orjson
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -214,7 +215,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "code": code, "detail": detail, "seq": self.sent_seq, **extra})
 
     async def send_json(self, content: dict):
-        await self.send(text_data=json.dumps(content))
+        await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())
 
     # --- helpers -------------------------------------------------------------------------------
 

@@ -79,7 +79,9 @@ class Feed:
                 game = current_game  # keep the newest row we have seen
             merged = current_rows
             if rows:
-                if current_rows and current_rows[-1].seq + 1 >= rows[0].seq >= current_rows[0].seq:
+                if current_rows and current_rows[-1].seq + 1 == rows[0].seq:
+                    merged = current_rows + rows  # the usual case: the next events
+                elif current_rows and current_rows[-1].seq + 1 > rows[0].seq >= current_rows[0].seq:
                     merged = [r for r in current_rows if r.seq < rows[0].seq] + rows
                 else:
                     merged = list(rows)

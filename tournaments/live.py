@@ -43,13 +43,23 @@ def notify(game_id: int, seq: int) -> None:
     message = {"type": "game.advanced", "game": game_id, "seq": seq}
     loop = _server_loop
     try:
-        if not settings.REDIS_URL and loop is not None and loop.is_running() and not _on_loop(loop):
-            # The in-memory layer's queues belong to the server's loop: send from there.
-            asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message), loop).result(5)
+        if loop is not None and loop.is_running() and not _on_loop(loop):
+            # A server thread (a consumer's database call, a REST view): send from the server's
+            # loop, where the in-memory layer's queues and the Redis layer's connections live.
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message), loop)
+            if settings.REDIS_URL:
+                sent.add_done_callback(lambda done: _log_failure(done, game_id, seq))  # no need to wait
+            else:
+                sent.result(5)
         else:
             async_to_sync(layer.group_send)(group_name(game_id), message)
     except Exception:  # a lost notification only delays: clients also resume by seq
         log.exception("could not notify game %s at seq %s", game_id, seq)
+
+
+def _log_failure(done, game_id: int, seq: int) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.error("could not notify game %s at seq %s", game_id, seq, exc_info=done.exception())
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -251,9 +251,20 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
         raise DomainError("stale_state", "The game moved on; reload and try again.", status=409) from None
 
 
+def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
+    """:func:`lock_game` and the game's seats with their players, in one query (a move's hot path)."""
+    seats = list(GameSeat.objects.filter(game_id=game_id).select_related("game", "player")
+                 .select_for_update(of=("game",)).order_by("seat"))
+    if not seats:
+        return lock_game(game_id), []
+    game = seats[0].game
+    for seat in seats:
+        seat.game = game
+    return game, seats
+
+
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
-    game = lock_game(game_id)
-    seats = list(game.seats.select_related("player"))
+    game, seats = _lock_game_with_seats(game_id)
     if seat is None:
         seat_row = next((s for s in seats if player is not None and s.player_id == player.pk), None)
         if seat_row is None:

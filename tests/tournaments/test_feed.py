@@ -1,0 +1,62 @@
+"""The per-process feed live connections read from: one database read per change at most,
+and never a state newer or older than the row it is served with."""
+
+import pytest
+
+from tests.tournaments.helpers import next_command, seated_table
+from tournaments import eventstore
+from tournaments.feed import Feed
+from tournaments.models import Game, GameEvent
+from tournaments.services.games import game_execute_command
+
+pytestmark = pytest.mark.django_db
+
+
+def _move(game, people):
+    game.refresh_from_db()
+    seat = eventstore.read_engine_game(game, lambda s: s.to_act[0])
+    view = eventstore.read_engine_game(game, lambda s, seat=seat: s.view(seat))
+    return game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view))
+
+
+def test_a_writers_published_change_is_served_without_the_database(django_assert_num_queries):
+    game, people, _ = seated_table()
+    feed = Feed()
+    start = Game.objects.get(pk=game.pk)
+    feed.publish(start, list(GameEvent.objects.filter(game=game).order_by("seq")))
+    results = [_move(game, people) for _ in range(3)]
+    for result in results:
+        feed.publish(result.game, result.events)
+    last = results[-1].game
+    with django_assert_num_queries(0):
+        assert feed.game(game.pk, at_least_seq=last.seq).seq == last.seq
+        rows = feed.events(last, start.seq)
+        cached_game, cached_rows = feed.cached(game.pk, last.seq, start.seq)
+    assert [r.seq for r in rows] == list(range(start.seq + 1, last.seq + 1)) == [r.seq for r in cached_rows]
+    assert cached_game.seq == last.seq
+
+
+def test_a_reader_gets_the_row_and_the_new_events_in_one_query(django_assert_num_queries):
+    game, people, _ = seated_table()
+    feed = Feed()
+    before = Game.objects.get(pk=game.pk)
+    feed.publish(before, list(GameEvent.objects.filter(game=game).order_by("seq")))
+    for _ in range(2):
+        _move(game, people)  # another process's commands: this feed was not told
+    assert feed.cached(game.pk, before.seq + 1, before.seq) is None
+    with django_assert_num_queries(1):
+        fresh = feed.game(game.pk, at_least_seq=before.seq + 1)
+        rows = feed.events(fresh, before.seq)
+    game.refresh_from_db()
+    assert fresh.seq == game.seq and fresh.head_hash == game.head_hash
+    assert [r.seq for r in rows] == list(range(before.seq + 1, game.seq + 1))
+
+
+def test_events_are_never_served_past_the_row_they_come_with():
+    game, people, _ = seated_table()
+    feed = Feed()
+    older = Game.objects.get(pk=game.pk)
+    result = _move(game, people)
+    feed.publish(result.game, result.events)
+    assert all(r.seq <= older.seq for r in feed.events(older, 0))
+    assert feed.events(older, older.seq) == []
