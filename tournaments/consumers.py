@@ -14,6 +14,7 @@ import time
 from urllib.parse import parse_qs
 
 import orjson
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -85,6 +86,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
+
+    async def dispatch(self, message):
+        """Channels' dispatch without its thread hop per message to close stale database
+        connections: every database call here goes through ``database_sync_to_async``, which
+        closes them before and after, and most messages (a notification served from memory)
+        need no database at all."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code):
         if not hasattr(self, "send_lock"):
