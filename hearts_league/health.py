@@ -1,6 +1,7 @@
 """``/healthz``: is the service able to serve a club night right now?"""
 
 import asyncio
+import contextlib
 import time
 import uuid
 
@@ -25,6 +26,12 @@ def _check_channel_layer():
         channel = await layer.new_channel("healthz.")
         await layer.send(channel, {"type": "healthz.ping", "id": str(uuid.uuid4())})
         await asyncio.wait_for(layer.receive(channel), timeout=2)
+        # A cancelled receive is how a channel is given up (the pub/sub layer unsubscribes).
+        leftover = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0)
+        leftover.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await leftover
 
     async_to_sync(round_trip)()
 

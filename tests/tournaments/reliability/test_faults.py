@@ -25,6 +25,7 @@ from django.conf import settings as django_settings
 from django.db import OperationalError, connection
 from django.db.utils import InterfaceError
 
+from hearts_league.settings import redis_channel_layers
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import client_for, next_command
 from tests.tournaments.reliability.support import (
@@ -157,8 +158,7 @@ def private_redis(settings, monkeypatch, tmp_path):
     url = f"redis://127.0.0.1:{port}/0"
     server = start_redis(port, tmp_path / "redis.log")
     settings.REDIS_URL = url
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
-                                           "CONFIG": {"hosts": [url], "capacity": 1500, "expiry": 30}}}
+    settings.CHANNEL_LAYERS = redis_channel_layers(url)
     app = Celery("private-redis", broker=url, set_as_current=False)
     app.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry=False,
                     task_publish_retry=False, broker_connection_timeout=1)
