@@ -32,6 +32,8 @@ app.autodiscover_tasks()
 
 _embedded_lock = threading.Lock()
 _embedded_worker = None
+_embedded_threads: list[threading.Thread] = []
+_embedded_stop = threading.Event()
 
 
 def start_embedded_worker():
@@ -56,9 +58,34 @@ def start_embedded_worker():
         thread = threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True)
         thread.start()
         worker.ensure_started()
-        threading.Thread(target=_embedded_beat, name="embedded-celery-beat", daemon=True).start()
+        beat = threading.Thread(target=_embedded_beat, name="embedded-celery-beat", daemon=True)
+        beat.start()
+        _embedded_threads[:] = [thread, beat]
         _embedded_worker = worker
         return worker
+
+
+def embedded_worker_running() -> bool:
+    return _embedded_worker is not None
+
+
+def stop_embedded_worker(timeout: float = 10.0) -> None:
+    """Stop the embedded worker and beat threads, as Celery's own test worker stops (the test
+    suite does, before its database is dropped under them)."""
+    from celery.worker import state
+
+    global _embedded_worker
+    with _embedded_lock:
+        if _embedded_worker is None:
+            return
+        _embedded_stop.set()
+        state.should_terminate = 0
+        for thread in _embedded_threads:
+            thread.join(timeout)
+        state.should_terminate = None
+        _embedded_stop.clear()
+        _embedded_threads.clear()
+        _embedded_worker = None
 
 
 def _embedded_beat():
@@ -67,8 +94,7 @@ def _embedded_beat():
 
     entries = list(app.conf.beat_schedule.values())
     due = {entry["task"]: time.monotonic() + float(entry["schedule"]) for entry in entries}
-    while True:
-        time.sleep(1)
+    while not _embedded_stop.wait(1):
         for entry in entries:
             if time.monotonic() >= due[entry["task"]]:
                 app.send_task(entry["task"])

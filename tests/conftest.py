@@ -10,6 +10,19 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 requires_redis = pytest.mark.skipif(not REDIS_URL, reason="needs Redis: set REDIS_URL (CI does)")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _embedded_worker_stops_before_the_test_database_goes(request):
+    """Without Redis the server runs a Celery worker and beat on threads (hearts_league.celery).
+    Stop them before pytest-django drops the test database under them: set up after it, so
+    torn down before it."""
+    from hearts_league import celery as embedded
+
+    if embedded.embedded_worker_running():
+        request.getfixturevalue("django_db_setup")
+    yield
+    embedded.stop_embedded_worker()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_process_caches():
     """Test databases reuse game ids: start every test with empty per-process caches."""
