@@ -35,6 +35,11 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
 
 
+def _shows_state(game: Game, rows: list) -> bool:
+    """A batch of new events is followed by the viewer's state once the game has started."""
+    return bool(rows) and game.status != Game.Status.WAITING
+
+
 class TokenBucket:
     """``rate`` frames per second with bursts of ``burst``."""
 
@@ -197,7 +202,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if cached is None:
             return None
         game, rows = cached
-        if not rows or game.status == Game.Status.WAITING:
+        if not _shows_state(game, rows):
             return self._frames(game, rows, after, None)
         hit, view = eventstore.engine_cache.read(game, lambda s: s.view(self.seat))
         return self._frames(game, rows, after, view) if hit else None
@@ -208,7 +213,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return [], after
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         view = None
-        if rows and game.status != Game.Status.WAITING:
+        if _shows_state(game, rows):
             view = eventstore.read_engine_game(game, lambda s: s.view(self.seat), rows)
         return self._frames(game, rows, after, view)
 
