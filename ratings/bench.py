@@ -17,6 +17,10 @@ For each model it reports:
 - ``upd/s``: table updates per second, timing only the rating calls and the
   bookkeeping around them.
 
+Two batch yardsticks follow (not models: they see all games at once): each player's mean
+pairwise score, and the MAP skills of the simulation's own pairwise model and prior
+(:func:`batch_reference`), the ceiling for anything that rates by pairwise results.
+
 ``--tune`` first grid-searches the parameters of bt-full and elo on a *different*
 population (seed + 1), by tau of the conservative rating, then reports the tuned models
 too.
@@ -113,9 +117,7 @@ def simulate(
     rng = random.Random(seed)
     skills = [rng.gauss(0.0, 1.0) for _ in range(players)]
     late_count = round(players * late)
-    joined_at = [0] * (players - late_count) + [
-        rng.randrange(1, max(2, games // 2)) for _ in range(late_count)
-    ]
+    joined_at = [0] * (players - late_count) + [rng.randrange(1, max(2, games // 2)) for _ in range(late_count)]
     order = sorted(range(players), key=lambda p: joined_at[p])
     stream: list[Game] = []
     skill_at: dict[int, list[float]] = {}
@@ -165,9 +167,7 @@ def run(model: RatingModel, population: Population, eval_every: int) -> Result:
             truth = population.skill_at.get(rated, population.skills)
             joined = [p for p in order if population.joined_at[p] < rated]
             true = [truth[p] for p in joined]
-            if to_cons is None and (
-                kendall_tau([ratings[p].conservative for p in joined], true) >= TAU_TARGET
-            ):
+            if to_cons is None and (kendall_tau([ratings[p].conservative for p in joined], true) >= TAU_TARGET):
                 to_cons = rated
             if to_mean is None and kendall_tau([ratings[p].mu for p in joined], true) >= TAU_TARGET:
                 to_mean = rated
@@ -203,6 +203,41 @@ def mean_score_reference(population: Population) -> float:
                     won[p] += pair_score(game.totals[i], game.totals[j])
                     played[p] += 1
     return kendall_tau([w / max(n, 1) for w, n in zip(won, played, strict=True)], population.skills)
+
+
+def batch_reference(population: Population, luck: float, iterations: int = 30) -> float:
+    """Tau of the batch MAP skills: the ceiling for any model rating by pairwise results.
+
+    Fits all rated games at once, knowing the simulation's truth: a logistic pairwise
+    model at the luck's scale (``P(win) = Phi(d / (luck sqrt 2))``, with the logistic's
+    1.702 approximation) and the N(0, 1) prior on skill, by coordinate Newton steps.
+    Unlike :func:`mean_score_reference` it accounts for opponents and shrinks players
+    with few games. An online model whose gain falls like 1 / games played (a Kalman or
+    Glicko-1 filter) ends close to it; no model using the same results should beat it
+    by more than noise.
+    """
+    if luck <= 0:
+        raise ValueError("the batch reference needs some luck (a finite logistic scale)")
+    scale = luck * math.sqrt(2.0) / 1.702
+    results: list[list[tuple[int, float]]] = [[] for _ in population.skills]
+    for game in population.games:
+        if game.held_out:
+            continue
+        for i, p in enumerate(game.seats):
+            for j, q in enumerate(game.seats):
+                if j != i:
+                    results[p].append((q, pair_score(game.totals[i], game.totals[j])))
+    skill = [0.0] * len(results)
+    for _ in range(iterations):
+        for p, games in enumerate(results):
+            mine = skill[p]
+            gradient, curvature = -mine, 1.0  # the N(0, 1) prior
+            for q, s in games:
+                e = 1.0 / (1.0 + math.exp((skill[q] - mine) / scale))
+                gradient += (s - e) / scale
+                curvature += e * (1.0 - e) / (scale * scale)
+            skill[p] = mine + gradient / curvature
+    return kendall_tau(skill, population.skills)
 
 
 GRIDS: dict[str, dict[str, list[float]]] = {
@@ -321,6 +356,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"reference: mean pairwise score per player over all games (batch, not a model): "
         f"tau {mean_score_reference(pop):.4f}"
     )
+    if args.luck > 0:
+        print(
+            f"reference: batch MAP of all games (pairwise model and prior of the simulation): "
+            f"tau {batch_reference(pop, args.luck):.4f}"
+        )
     return 0
 
 
