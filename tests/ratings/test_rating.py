@@ -1,5 +1,6 @@
 """The rating models: ties are half a win, worked numbers, order and ties, decay, determinism."""
 
+import math
 import random
 
 import pytest
@@ -9,6 +10,7 @@ from ratings.rating import (
     MODELS,
     TIE_IS_HALF_A_WIN,
     BradleyTerryFull,
+    GlickoElo,
     Skill,
     finishing_ranks,
     make_model,
@@ -129,6 +131,70 @@ def test_worked_example_elo_four_new_players():
     assert after[0].mu == pytest.approx(1500 + k_new * 1.5 / 3, abs=TOL)
     assert after[1].mu == pytest.approx(1500.0, abs=TOL)
     assert after[3].mu == pytest.approx(1500 - k_new * 1.5 / 3, abs=TOL)
+
+
+def test_worked_example_glicko_elo_two_players_by_hand():
+    """Glicko-elo, weight 1: A (1500 +- 200) beats B (1400 +- 30).
+
+    q = ln 10 / 400 = 0.0057565, g(s) = 1 / sqrt(1 + 3 q^2 s^2 / pi^2).
+    A: g(30) = 0.995497, E = 1 / (1 + 10^(-0.995497 * 100 / 400)) = 0.639507,
+       1/sigma'^2 = 1/200^2 + q^2 * g^2 E (1 - E) = 2.5e-5 + 7.5707e-6, sigma' = 175.220,
+       mu' = 1500 + q * 175.220^2 * g * (1 - E) = 1500 + 63.43.
+    B: g(200) = 0.844246, E = 0.380800, 1/sigma'^2 = 1/30^2 + 5.5691e-6, sigma' = 29.925,
+       mu' = 1400 + q * 29.925^2 * g * (0 - E) = 1400 - 1.657.
+    The loser's rating barely moves: B is well known, and A's wide sigma makes the result
+    less informative about B (g(200) < 1).
+    """
+    model = GlickoElo(info_weight=1.0)
+    a, b = model.rate([Skill(1500.0, 200.0), Skill(1400.0, 30.0)], [10, 20])
+    assert (a.mu, a.sigma) == pytest.approx((1563.43, 175.220), abs=0.01)
+    assert (b.mu, b.sigma) == pytest.approx((1398.343, 29.925), abs=0.001)
+    assert (a, b) == (Skill(1563.4320485813, 175.2202335695), Skill(1398.3425124717, 29.9250910416))
+
+
+def test_glicko_elo_with_a_weight_of_one_game_per_pair_is_glickmans_own_example():
+    """Glickman's Glicko-1 example ("The Glicko system", 1995/1999): a 1500 +- 200 player
+    beats 1400 +- 30, loses to 1550 +- 100 and to 1700 +- 300 in one rating period; Glickman
+    gets 1464 +- 151.4. A table of four with info_weight 3 (= n - 1, a whole game per pair)
+    is that period for the first player."""
+    model = GlickoElo(info_weight=3.0)
+    table = [Skill(1500.0, 200.0), Skill(1400.0, 30.0), Skill(1550.0, 100.0), Skill(1700.0, 300.0)]
+    me = model.rate(table, [10, 20, 5, 0])[0]
+    assert (me.mu, me.sigma) == pytest.approx((1464.1, 151.4), abs=0.05)
+
+
+def test_worked_example_glicko_elo_four_new_players():
+    """Four new players, tuned parameters, B and C tie: E = 1/2 everywhere, g = g(sigma0),
+    each pair weighted w = info_weight / 3; the winner's surprise is 3 * g / 2."""
+    model = make_model("glicko-elo")
+    p = model.params
+    q = math.log(10) / 400
+    g = 1 / math.sqrt(1 + 3 * q * q * p["sigma"] ** 2 / math.pi**2)
+    w = p["info_weight"] / 3
+    variance = 1 / (1 / p["sigma"] ** 2 + q * q * w * 3 * g * g / 4)
+    after = model.rate([model.initial()] * 4, [40, 55, 55, 101])
+    assert after[0].mu == pytest.approx(1500 + q * variance * w * g * 1.5, abs=TOL)
+    assert after[1].mu == after[2].mu == pytest.approx(1500.0, abs=TOL)
+    assert after[3].mu == pytest.approx(1500 - q * variance * w * g * 1.5, abs=TOL)
+    assert all(s.sigma == pytest.approx(max(p["sigma_min"], math.sqrt(variance)), abs=TOL) for s in after)
+
+
+def test_glicko_elo_gain_falls_like_one_over_games_down_to_the_sigma_floor():
+    """Against equal, certain opponents each game adds the same information, so
+    1/sigma^2 grows linearly and K (q sigma^2) falls like 1 / games, until the floor."""
+    model = GlickoElo(sigma=200.0, sigma_min=20.0)
+    q = math.log(10) / 400
+    me, peer = model.initial(), Skill(1500.0, 1e-6)  # g(1e-6) = 1 - 2e-17
+    sigmas = []
+    for _ in range(600):
+        me = model.rate([Skill(1500.0, me.sigma), peer, peer, peer], [50, 50, 50, 50])[0]
+        sigmas.append(me.sigma)
+        assert me.mu == 1500.0
+    per_game = q * q * 0.25  # g = 1, E = 1/2, three pairs weighted 1/3 each
+    for games in (1, 10, 50):
+        assert sigmas[games - 1] == pytest.approx((1 / 200**2 + games * per_game) ** -0.5, rel=1e-9)
+    assert sigmas[-1] == 20.0 == min(sigmas)
+    assert sigmas == sorted(sigmas, reverse=True)
 
 
 @pytest.mark.parametrize(

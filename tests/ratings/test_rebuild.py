@@ -37,11 +37,14 @@ def play_a_season(seed=8, games=60):
     return people, leagues, played
 
 
-def test_a_rebuild_reproduces_the_stored_ratings_exactly():
+@pytest.mark.parametrize("model", ["elo", "glicko-elo", "bt-full"])
+def test_a_rebuild_reproduces_the_stored_ratings_exactly(settings, model):
+    settings.RATINGS_MODEL = model
     _, leagues, _ = play_a_season()
     stored = ratings_snapshot()
     assert len(stored[0]) > 20 and len(stored[1]) > 150
     assert {row[1] for row in stored[0]} == {None, *(league.pk for league in leagues)}
+    assert {row[2] for row in stored[0]} == {model}
 
     call_command("rebuild_ratings", stdout=StringIO())
 
