@@ -5,9 +5,9 @@ PostgreSQL, Redis and a Celery worker, all on this machine.
         python bench/load.py --tables 100 --hands 2 --daphnes 2
 
 Every client answers the moment it is to act (three cards to pass, then its lowest legal
-card), with ``expected_seq`` so that nothing is ever played twice. Reports plays per second
-and, for every card played, the time from the player sending it to the *last* of the other
-three seats receiving it (p50 / p99).
+card), with ``expected_seq`` on plays and a ``command_id`` on passes, so that nothing is
+ever played twice. Reports plays per second and, for every card played, the time from the
+player sending it to the *last* of the other three seats receiving it (p50 / p99).
 """
 
 from __future__ import annotations
@@ -119,7 +119,11 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
             await asyncio.sleep(think)  # a person looks at the table before playing
         now = time.perf_counter()
         if view["phase"] == "passing":
-            command = {"type": "pass", "cards": view["hand"][:3]}
+            # Passes are simultaneous: guarding one with expected_seq would only refuse it
+            # whenever another seat passed first. A command_id makes a retry safe instead,
+            # as the web table does.
+            command = {"type": "pass", "cards": view["hand"][:3],
+                       "command_id": f"pass-{view['hand_number']}-{seat}"}
         elif view["phase"] == "playing":
             card = view["legal_plays"][0]
             command = {"type": "play", "card": card}
@@ -130,7 +134,9 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
         else:
             return
         pending = True
-        await ws.send(json.dumps({**command, "expected_seq": frame["seq"]}))
+        if command["type"] != "pass":
+            command["expected_seq"] = frame["seq"]
+        await ws.send(json.dumps(command))
 
     async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
         pinged = False
@@ -163,6 +169,8 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                     return
             elif kind in ("ack", "error"):
                 pending = False
+                if kind == "ack":
+                    acted_at = max(acted_at, frame["seq"] - 1)  # earlier states predate our move
                 if kind == "error":
                     recorder.errors[frame["code"]] = recorder.errors.get(frame["code"], 0) + 1
                 if latest is not None and (kind == "ack" or frame["code"] == "stale_state"):

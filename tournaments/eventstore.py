@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import engine
+from tournaments import sql
 from tournaments.events import TABLE_EVENT_TYPES, DealCommitted
 from tournaments.models import Game, GameEvent
 
@@ -93,7 +94,7 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
                         recorded_at=now, command_id=command_id or "", actor_seat=actor_seat, cause=cause)
         row.hash = previous = row_hash(row, previous)
         rows.append(row)
-    GameEvent.objects.bulk_create(rows)
+    sql.insert(rows)
     if rows:
         game.seq, game.head_hash = rows[-1].seq, rows[-1].hash
     return rows

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from tournaments import sql
 from tournaments.models import Game, GameEvent
 
 
@@ -33,11 +34,10 @@ class Feed:
         if entry is not None and entry[1]:
             # The row and the events since the last one held, in one statement (one snapshot:
             # the row's seq is the last of these events, as the writer's transaction left it).
-            rows = list(GameEvent.objects.filter(game_id=game_id, seq__gt=entry[1][-1].seq)
-                        .select_related("game").order_by("seq"))
-            if rows:
-                self._store(rows[-1].game, rows)
-                return rows[-1].game
+            game, rows = _game_and_events_since(game_id, entry[1][-1].seq)
+            if game is not None:
+                self._store(game, rows)
+                return game
         game = Game.objects.get(pk=game_id)
         self._store(game, [])
         return game
@@ -93,6 +93,27 @@ class Feed:
     def clear(self) -> None:
         with self._lock:
             self._games.clear()
+
+
+_GAME, _EVENT = sql.Columns(Game, "g"), sql.Columns(GameEvent, "e")
+
+
+def _game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[GameEvent]]:
+    """The game row and its events after ``seq`` (none: ``(None, [])``), in one statement: one
+    snapshot, so the row's seq is the last of these events. Every change makes each process
+    with a watcher run this, hence hand-written (``tournaments.sql``)."""
+    statement = (f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
+                 f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s"
+                 f" ORDER BY e.seq")
+    found = sql.fetch(statement, [game_id, seq])
+    if not found:
+        return None, []
+    game = _GAME.loader(_EVENT.width)(found[-1])
+    load = _EVENT.loader()
+    rows = [load(row) for row in found]
+    for row in rows:
+        row.game = game
+    return game, rows
 
 
 def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | None:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 import engine
 from hearts_league.api import DomainError
-from tournaments import eventstore
+from tournaments import eventstore, sql
 from tournaments.events import DealSaltRevealed, HandLimitReached, PlayersSeated, SeatReclaimed, SeatVacated
 from tournaments.models import Game, GameEvent, GameSeat, League, Player
 from tournaments.services.turns import TurnPlan, plan_turn
@@ -251,16 +251,41 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
         raise DomainError("stale_state", "The game moved on; reload and try again.", status=409) from None
 
 
+_GAME, _SEAT, _PLAYER, _EVENT = (sql.Columns(Game, "g"), sql.Columns(GameSeat, "s"),
+                                  sql.Columns(Player, "p"), sql.Columns(GameEvent, "e"))
+
+
 def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
-    """:func:`lock_game` and the game's seats with their players, in one query (a move's hot path)."""
-    seats = list(GameSeat.objects.filter(game_id=game_id).select_related("game", "player")
-                 .select_for_update(of=("game",)).order_by("seat"))
-    if not seats:
+    """:func:`lock_game` and the game's seats with their players, in one statement (a move's
+    hot path, hence hand-written: see ``tournaments.sql``)."""
+    statement = (
+        f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(GameSeat)} s"
+        f" JOIN {sql.table(Game)} g ON g.id = s.game_id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
+        f" WHERE s.game_id = %s ORDER BY s.seat{sql.for_update_of('g')}"
+    )
+    found = sql.fetch(statement, [game_id])
+    if not found:
         return lock_game(game_id), []
-    game = seats[0].game
-    for seat in seats:
+    game = _GAME.loader()(found[0])
+    load_seat, load_player = _SEAT.loader(_GAME.width), _PLAYER.loader(_GAME.width + _SEAT.width)
+    seats = []
+    for row in found:
+        seat = load_seat(row)
         seat.game = game
+        seat.player = load_player(row) if seat.player_id is not None else None
+        seats.append(seat)
     return game, seats
+
+
+def _earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
+    """What a command with this id from this seat appended before (a retry), in log order."""
+    statement = (f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
+                 f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq")
+    load = _EVENT.loader()
+    rows = [load(row) for row in sql.fetch(statement, [game.pk, command_id, seat])]
+    for row in rows:
+        row.game = game
+    return rows
 
 
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
@@ -274,7 +299,7 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
                               status=409)
         seat = seat_row.seat
     if command_id:
-        earlier = list(GameEvent.objects.filter(game=game, command_id=command_id, actor_seat=seat))
+        earlier = _earlier_events(game, command_id, seat)
         if earlier:
             return CommandResult(game=game, events=earlier, duplicate=True)
     if expected_seq is not None and expected_seq != game.seq:
@@ -305,7 +330,7 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
                    DealSaltRevealed(salt=game.deal_salt).to_dict()]
     rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
-    game.save(update_fields=LOG_FIELDS)
+    sql.update(game, LOG_FIELDS)
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
     return CommandResult(game=game, events=rows)
@@ -316,7 +341,7 @@ def append_table_events(game: Game, events: list[dict], *, cause: str, actor_sea
     state = eventstore.take_engine_game(game)
     rows = eventstore.append_events(game, events, cause=cause, actor_seat=actor_seat)
     plan = plan_turn(game, state)
-    game.save(update_fields=LOG_FIELDS)
+    sql.update(game, LOG_FIELDS)
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
 
