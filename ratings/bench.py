@@ -21,7 +21,7 @@ Two batch yardsticks follow (not models: they see all games at once): each playe
 pairwise score, and the MAP skills of the simulation's own pairwise model and prior
 (:func:`batch_reference`), the ceiling for anything that rates by pairwise results.
 
-``--tune`` first grid-searches the parameters of bt-full and elo on a *different*
+``--tune`` first grid-searches the parameters of bt-full, elo and glicko-elo on a *different*
 population (seed + 1), by tau of the conservative rating, then reports the tuned models
 too.
 """
@@ -249,6 +249,11 @@ GRIDS: dict[str, dict[str, list[float]]] = {
         "k": [2.0, 3.0, 4.0, 6.0, 8.0, 16.0],
         "k_new": [32.0, 64.0, 128.0, 256.0],
     },
+    "glicko-elo": {
+        "sigma": [100.0, 150.0, 200.0, 250.0, 350.0],
+        "info_weight": [1.0, 2.0, 4.0],
+        "sigma_min": [0.0, 10.0, 15.0, 20.0, 25.0, 30.0],
+    },
 }
 
 
@@ -295,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument(
         "--models",
-        default="bt-full,elo,openskill-bt,openskill-pl,openskill-tm",
+        default="bt-full,elo,glicko-elo,openskill-bt,openskill-pl,openskill-tm",
         help=f"comma-separated, from {','.join(MODELS)}",
     )
     parser.add_argument(
@@ -308,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--drift", type=float, default=0.0, help="true-skill random walk per game")
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--tune", action="store_true", help="grid-search bt-full and elo first")
+    parser.add_argument("--tune", action="store_true", help="grid-search the models of GRIDS first")
     args = parser.parse_args(argv)
 
     sizes = [int(s) for s in args.table_sizes.split(",")]

@@ -485,6 +485,15 @@ TUNED: dict[str, dict[str, float]] = {
     # a population whose true skill never changes (0 to 25/300 within 0.001); 0.02 keeps
     # sigma from collapsing so that real changes in skill are still followed.
     "bt-full": {"beta": 96.0, "tau": 0.02},
+    # python -m ratings.bench --tune --table-sizes 4 (seed 9), confirmed on seeds 13-17: a
+    # plateau where the gain at the floor, info_weight * sigma_min^2, is 400-450 (sigma 100 or
+    # 150, info_weight 2 or 4, floor 10 or 15 all within 0.0005 of tau); a higher floor keeps K
+    # too large (floor 20 at weight 2: -0.012), none costs late joiners under mu - 3 sigma
+    # (-0.004). The initial sigma matters little (100-350). info_weight 2: a table of 4
+    # tells about as much as two independent games (its three pair results share the
+    # player's own luck). sigma_per_day is not measurable on a population whose skill never
+    # changes; 5 is elo's, on the same scale.
+    "glicko-elo": {"sigma": 150.0, "info_weight": 2.0, "sigma_min": 15.0},
 }
 """Parameters tuned to Hearts' luck by ``python -m ratings.bench``; see ratings/README.md."""
 

@@ -7,7 +7,7 @@ import pytest
 
 from ratings import bench
 from ratings.bench import kendall_tau, simulate
-from ratings.rating import make_model
+from ratings.rating import TUNED, make_model
 
 
 def simulated(**overrides):
@@ -79,3 +79,11 @@ def test_the_command_line_compares_models(capsys):
 
 def test_bench_examples():
     assert doctest.testmod(bench).failed == 0
+
+
+@pytest.mark.parametrize("name", sorted(bench.GRIDS))
+def test_every_grid_searches_parameters_of_its_model_and_tuned_values_are_grid_points(name):
+    grid, params = bench.GRIDS[name], make_model(name).params
+    assert set(grid) <= set(params)
+    assert set(TUNED[name]) <= set(grid)
+    assert all(params[key] in grid[key] for key in TUNED[name])
