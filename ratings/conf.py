@@ -1,18 +1,24 @@
 """The ratings app's knobs: each is a Django setting of the same name, or this default.
 
-Rating units are the pool model's (``elo``: a new player is 1500 ± 350).
+Rating units are the pool model's (``glicko-elo`` and ``elo``: 1500 on Elo's 400-point scale;
+a new player is 1500 ± 150 with ``glicko-elo``, 1500 ± 350 with ``elo``).
 """
 
 from django.conf import settings
 
+from ratings.rating import DEFAULT_MODEL
+
 DEFAULTS = {
     # The model a new pool starts with; an existing pool keeps the model stored with its ratings
     # (``rebuild_ratings --model`` switches a pool).
-    "RATINGS_MODEL": "elo",
+    "RATINGS_MODEL": DEFAULT_MODEL,
     "RATINGS_MODEL_PARAMS": {},
     # Provisional: fewer games than this, or sigma above this share of the model's initial sigma.
+    # 0.5: glicko-elo's sigma (a posterior) falls under half its initial 150 after ~9 games, so
+    # the 10 games decide for a newcomer, and a regular (sigma 15-35) turns provisional again
+    # only after 6-7 months away. (elo's sigma passes 0.5 after ~3 games and 0.35 after ~8.)
     "RATINGS_PROVISIONAL_GAMES": 10,
-    "RATINGS_PROVISIONAL_SIGMA_SHARE": 0.35,
+    "RATINGS_PROVISIONAL_SIGMA_SHARE": 0.5,
     # Leaderboards list players with at least this many games who played in the last N days.
     "RATINGS_LEADERBOARD_MIN_GAMES": 3,
     "RATINGS_LEADERBOARD_ACTIVE_DAYS": 90,

@@ -75,7 +75,7 @@ def test_a_players_ratings_come_with_their_history_newest_first_and_paginated(ap
     assert body["player"] == people[0].pk
     assert [(r["league"], r["league_name"], r["games"]) for r in body["ratings"]] == [
         (None, None, 3), (league.pk, "Tuesday", 1)]
-    assert body["ratings"][0]["provisional"] is True and body["ratings"][0]["model"] == "elo"
+    assert body["ratings"][0]["provisional"] is True and body["ratings"][0]["model"] == "glicko-elo"
     assert body["count"] == 4 and len(body["results"]) == 2 and body["next"]
     assert [(r["game"], r["league"]) for r in body["results"]] == [(games[2].pk, None), (games[1].pk, None)]
     first = body["results"][1]

@@ -107,7 +107,13 @@ def test_worked_example_tuned_bradley_terry_four_player_table_matches_openskill(
     assert after[0].mu > 25 > after[3].mu
 
 
-def test_worked_example_default_model_established_players():
+def test_the_default_model_is_glicko_elo_on_elos_scale():
+    assert DEFAULT_MODEL == "glicko-elo" and make_model().name == DEFAULT_MODEL
+    assert make_model().initial() == Skill(1500.0, 150.0)
+    assert make_model().params["scale"] == make_model("elo").params["scale"] == 400.0
+
+
+def test_worked_example_elo_established_players():
     """Elo, four established players (sigma at its floor, so K = k = 3), B and C tie.
 
     E(1600 v 1500) = 1 / (1 + 10^(-100/400)) = 0.6400650, E(1600 v 1400) = 0.7597469.
@@ -116,7 +122,7 @@ def test_worked_example_default_model_established_players():
     D mirrors A: -0.9601231. Sigma stays at the floor.
     """
     model = make_model("elo")
-    assert DEFAULT_MODEL == "elo" and model.params["k"] == 3.0
+    assert model.params["k"] == 3.0
     table = [Skill(1600.0, 50.0), Skill(1500.0, 50.0), Skill(1500.0, 50.0), Skill(1400.0, 50.0)]
     after = model.rate(table, [40, 55, 55, 101])
     assert [s.mu for s in after] == pytest.approx([1600.9601230737, 1500.0, 1500.0, 1399.0398769263], abs=TOL)

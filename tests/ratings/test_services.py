@@ -17,10 +17,34 @@ pytestmark = pytest.mark.django_db
 TOL = 1e-9
 
 
-def test_a_worked_example_gives_the_expected_numbers():
+def test_a_worked_example_gives_the_expected_numbers_with_the_default_model():
+    # Four new players (glicko-elo: 1500 ± 150, info_weight 2, so each pair weighs 2/3). Every
+    # expected pairwise score is 1/2 and g = g(150) for everyone: 1/sigma^2 gains
+    # q^2 * 2/3 * 3 g^2 / 4 = q^2 g^2 / 2, and the winner gains q sigma'^2 * 2/3 * 3 g / 2
+    # = q sigma'^2 g; the tied pair's wins and losses cancel; the last loses as much.
+    people = PlayerFactory.create_batch(4)
+    game = finished_game(people, [40, 55, 55, 101])
+
+    assert rating_record_game(game_id=game.pk) == 4
+
+    q = math.log(10) / 400
+    g = 1 / math.sqrt(1 + 3 * q * q * 150**2 / math.pi**2)
+    variance = 1 / (1 / 150**2 + q * q * g * g / 2)
+    gain = q * variance * g
+    assert (g, math.sqrt(variance), gain) == pytest.approx((0.9029, 131.36, 89.69), abs=0.005)
+    rows = [global_rating(p) for p in people]
+    assert {r.model_name for r in rows} == {"glicko-elo"}
+    assert [r.mu for r in rows] == pytest.approx([1500 + gain, 1500.0, 1500.0, 1500 - gain], abs=TOL)
+    assert {r.sigma for r in rows} == {round(math.sqrt(variance), 10)}
+    assert all(r.games == 1 and r.provisional and r.last_played_at == game.finished_at for r in rows)
+    assert rows[0].conservative == rows[0].mu - 3 * rows[0].sigma
+
+
+def test_a_worked_example_gives_the_expected_numbers_with_elo(settings):
     # Four new players (elo: 1500 ± 350, K 32 while new). Every expected pairwise score is 1/2,
     # so the winner gains 32 * (3 * 1/2) / 3 = 16, the two tied players' wins and losses
     # cancel out, and the last loses 16. Sigma: 1/sigma^2 gains (ln 10 / 400)^2 * 3/4 / 3.
+    settings.RATINGS_MODEL = "elo"
     people = PlayerFactory.create_batch(4)
     game = finished_game(people, [40, 55, 55, 101])
 
@@ -84,8 +108,8 @@ def test_cpus_are_never_rated_and_their_games_count_only_where_the_league_allows
     assert rating_record_game(game_id=game.pk) == 3
     assert not Rating.objects.filter(player=cpu).exists()
     assert not Rating.objects.filter(league__isnull=True).exists()  # the global pool never rates them
-    # Rated among the humans only: exactly a 3-player table of their totals.
-    model = make_model("elo")
+    # Rated among the humans only: exactly a 3-player table of their totals (new pool: default model).
+    model = make_model()
     expected = model.rate([model.initial()] * 3, [40, 30, 60])
     got = [Rating.objects.get(player=p, league=allowing) for p in people]
     assert [Skill(r.mu, r.sigma) for r in got] == expected
@@ -103,7 +127,8 @@ def test_a_player_whose_seat_a_cpu_took_is_still_rated_on_the_final_result():
     game = finished_game(people, [20, 30, 40, 110], away={3})
 
     assert rating_record_game(game_id=game.pk) == 4
-    assert global_rating(people[3]).mu == 1484.0
+    model = make_model()
+    assert global_rating(people[3]).mu == model.rate([model.initial()] * 4, [20, 30, 40, 110])[3].mu < 1500.0
 
 
 def test_a_league_game_counts_in_the_league_and_in_the_global_pool():
