@@ -19,9 +19,9 @@ True
 **A tie is exactly half a win** (the rule page: "in ranked games a tie counts halfway
 between a win and a loss for the rating"): a player's new mean after tying someone is
 the mean of their new means after beating and after losing to that same player, all
-else equal. This holds for :class:`BradleyTerryFull` and :class:`PairwiseElo` because
-their mean update is linear in the pairwise scores and nothing else (sigma, the
-expected results, K) depends on who won. It does *not* hold for OpenSkill's
+else equal. This holds for :class:`GlickoElo`, :class:`PairwiseElo` and
+:class:`BradleyTerryFull` because their mean update is linear in the pairwise scores
+and nothing else (sigma, the expected results, K) depends on who won. It does *not* hold for OpenSkill's
 Plackett-Luce or Thurstone-Mosteller models (the tests show both); those are wrapped
 only so the bench can compare them.
 
