@@ -19,6 +19,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
 from tournaments import eventstore, live
@@ -149,19 +150,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.error("unknown_frame_type", f"Unknown frame type {kind!r}.")
 
     async def command(self, frame: dict):
-        from tournaments.api.games import CommandSerializer
+        from tournaments.api.games import parse_command
 
         command_id = frame.get("command_id") if isinstance(frame.get("command_id"), str) else ""
         if self.seat is None:
             await self.error("not_seated", "Spectators cannot play.", command_id=command_id)
             return
-        data = CommandSerializer(data=frame)
-        if not data.is_valid():
+        try:
+            values, command_id, expected_seq = parse_command(frame)
+        except ValidationError as invalid:
             await self.error("invalid", "The command is not valid.", command_id=command_id,
-                             errors=data.errors)
+                             errors=invalid.detail)
             return
-        values = dict(data.validated_data)
-        command_id, expected_seq = values.pop("command_id"), values.pop("expected_seq")
         try:
             result = await database_sync_to_async(game_services.game_execute_command)(
                 game_id=self.game_id, player=self.player, command=values,

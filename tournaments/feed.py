@@ -96,16 +96,16 @@ class Feed:
 
 
 _GAME, _EVENT = sql.Columns(Game, "g"), sql.Columns(GameEvent, "e")
+_GAME_AND_EVENTS_SINCE = sql.Statement(lambda: (
+    f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
+    f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s ORDER BY e.seq"))
 
 
 def _game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[GameEvent]]:
     """The game row and its events after ``seq`` (none: ``(None, [])``), in one statement: one
     snapshot, so the row's seq is the last of these events. Every change makes each process
     with a watcher run this, hence hand-written (``tournaments.sql``)."""
-    statement = (f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
-                 f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s"
-                 f" ORDER BY e.seq")
-    found = sql.fetch(statement, [game_id, seq])
+    found = sql.fetch(_GAME_AND_EVENTS_SINCE, [game_id, seq])
     if not found:
         return None, []
     game = _GAME.loader(_EVENT.width)(found[-1])

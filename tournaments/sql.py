@@ -10,10 +10,11 @@ Everything else uses the ORM; tests check each statement here against its ORM tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
 from django.db import connection as default_connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 
 def quote(name: str) -> str:
@@ -25,6 +26,20 @@ def table(model: type[Model]) -> str:
     return quote(model._meta.db_table)
 
 
+class Statement:
+    """SQL written on first use, once per database vendor (quoting and locking differ)."""
+
+    def __init__(self, build: Callable[[], str]):
+        self._build, self._built = build, {}
+
+    def __str__(self) -> str:
+        vendor = default_connection.vendor
+        text = self._built.get(vendor)
+        if text is None:
+            text = self._built[vendor] = self._build()
+        return text
+
+
 class Columns:
     """A model's concrete columns under a table alias: the SELECT list, and rows read back."""
 
@@ -33,20 +48,23 @@ class Columns:
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [field.attname for field in self.fields]
         self.width = len(self.fields)
+        self._converters: dict[str, list] = {}
 
     def select(self) -> str:
         alias = quote(self.alias)
         return ", ".join(f"{alias}.{quote(field.column)}" for field in self.fields)
 
-    def loader(self, offset: int = 0):
+    def loader(self, offset: int = 0) -> Callable[[Sequence], Model]:
         """A function from a result row to an instance, reading this model's columns at ``offset``."""
         connection = default_connection
-        converters = []
-        for index, field in enumerate(self.fields):
-            column = field.get_col(self.alias)
-            found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-            if found:
-                converters.append((index, column, found))
+        converters = self._converters.get(connection.vendor)
+        if converters is None:
+            converters = self._converters[connection.vendor] = []
+            for index, field in enumerate(self.fields):
+                column = field.get_col(self.alias)
+                found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+                if found:
+                    converters.append((index, column, found))
         model, attnames, using, end = self.model, self.attnames, connection.alias, offset + self.width
 
         def load(row: Sequence) -> Model:
@@ -61,9 +79,9 @@ class Columns:
         return load
 
 
-def fetch(sql: str, params: Sequence) -> list[tuple]:
+def fetch(statement: Statement | str, params: Sequence) -> list[tuple]:
     with default_connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(str(statement), params)
         return cursor.fetchall()
 
 
@@ -82,17 +100,10 @@ def insert(objs: Sequence[Model]) -> None:
         return
     connection = default_connection
     model = type(objs[0])
-    meta = model._meta
-    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
-    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    sql = (f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)}) "
-           f"VALUES {', '.join([one] * len(objs))}")
+    statement, fields, returning = _insert_statement(model, len(objs), connection.vendor)
     params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs for field in fields]
-    returning = connection.features.can_return_rows_from_bulk_insert and meta.auto_field is not None
-    if returning:
-        sql += f" RETURNING {quote(meta.auto_field.column)}"
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
         ids = [row[0] for row in cursor.fetchall()] if returning else [None] * len(objs)
     for obj, pk in zip(objs, ids, strict=True):
         if pk is not None:
@@ -100,15 +111,35 @@ def insert(objs: Sequence[Model]) -> None:
         obj._state.adding, obj._state.db = False, connection.alias
 
 
+@functools.lru_cache(maxsize=64)
+def _insert_statement(model: type[Model], rows: int, vendor: str) -> tuple[str, list[Field], bool]:
+    # ``vendor`` is only part of the cache key: quoting and RETURNING differ between back ends.
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    statement = (f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)}) "
+                 f"VALUES {', '.join([one] * rows)}")
+    returning = default_connection.features.can_return_rows_from_bulk_insert and meta.auto_field is not None
+    if returning:
+        statement += f" RETURNING {quote(meta.auto_field.column)}"
+    return statement, fields, returning
+
+
 def update(obj: Model, field_names: Sequence[str]) -> None:
     """UPDATE these fields of a saved instance, as ``obj.save(update_fields=...)`` does."""
     connection = default_connection
-    meta = obj._meta
+    statement, fields = _update_statement(type(obj), tuple(field_names), connection.vendor)
+    params = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [*params, obj._meta.pk.get_db_prep_value(obj.pk, connection)])
+        if cursor.rowcount != 1:
+            raise type(obj).DoesNotExist(f"{obj._meta.object_name} {obj.pk} is gone")
+
+
+@functools.lru_cache(maxsize=64)
+def _update_statement(model: type[Model], field_names: tuple[str, ...], vendor: str) -> tuple[str, list[Field]]:
+    # ``vendor``: as for _insert_statement.
+    meta = model._meta
     fields = [meta.get_field(name) for name in field_names]
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
-    params = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in fields]
-    sql = f"UPDATE {table(type(obj))} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, meta.pk.get_db_prep_value(obj.pk, connection)])
-        if cursor.rowcount != 1:
-            raise type(obj).DoesNotExist(f"{meta.object_name} {obj.pk} is gone")
+    return f"UPDATE {table(model)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields

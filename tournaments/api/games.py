@@ -74,6 +74,19 @@ class CommandSerializer(serializers.Serializer):
         return attrs
 
 
+_COMMAND = CommandSerializer()
+
+
+def parse_command(data) -> tuple[dict, str, int | None]:
+    """A command body as ``(command, command_id, expected_seq)``, checked by one shared
+    CommandSerializer: building a serializer deep-copies its fields, a cost on every live play.
+
+    Raises ``serializers.ValidationError`` with the errors ``is_valid`` would give.
+    """
+    values = dict(_COMMAND.run_validation(data))
+    return values, values.pop("command_id"), values.pop("expected_seq")
+
+
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player_id = serializers.IntegerField(allow_null=True)
@@ -230,10 +243,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             throttle_classes=[CommandThrottle])
     def commands(self, request, pk=None):
         """Pass, play or choose the moon result, for the seat you sit at (never from the body)."""
-        data = CommandSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        command_id, expected_seq = values.pop("command_id"), values.pop("expected_seq")
+        values, command_id, expected_seq = parse_command(request.data)
         result = game_services.game_execute_command(
             game_id=self._game_id(pk), player=_requester(request), command=values,
             command_id=command_id, expected_seq=expected_seq)

@@ -254,16 +254,19 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
 _GAME, _SEAT, _PLAYER, _EVENT = (sql.Columns(Game, "g"), sql.Columns(GameSeat, "s"),
                                   sql.Columns(Player, "p"), sql.Columns(GameEvent, "e"))
 
+_LOCK_WITH_SEATS = sql.Statement(lambda: (
+    f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(GameSeat)} s"
+    f" JOIN {sql.table(Game)} g ON g.id = s.game_id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
+    f" WHERE s.game_id = %s ORDER BY s.seat{sql.for_update_of('g')}"))
+_EARLIER_EVENTS = sql.Statement(lambda: (
+    f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
+    f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"))
+
 
 def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
     """:func:`lock_game` and the game's seats with their players, in one statement (a move's
     hot path, hence hand-written: see ``tournaments.sql``)."""
-    statement = (
-        f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(GameSeat)} s"
-        f" JOIN {sql.table(Game)} g ON g.id = s.game_id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
-        f" WHERE s.game_id = %s ORDER BY s.seat{sql.for_update_of('g')}"
-    )
-    found = sql.fetch(statement, [game_id])
+    found = sql.fetch(_LOCK_WITH_SEATS, [game_id])
     if not found:
         return lock_game(game_id), []
     game = _GAME.loader()(found[0])
@@ -279,10 +282,8 @@ def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
 
 def _earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
     """What a command with this id from this seat appended before (a retry), in log order."""
-    statement = (f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
-                 f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq")
     load = _EVENT.loader()
-    rows = [load(row) for row in sql.fetch(statement, [game.pk, command_id, seat])]
+    rows = [load(row) for row in sql.fetch(_EARLIER_EVENTS, [game.pk, command_id, seat])]
     for row in rows:
         row.game = game
     return rows

@@ -33,9 +33,9 @@ class TurnPlan:
 
 def turn_key(state: engine.Game) -> str:
     """Identifies the turn awaited: passing keeps one key (and one deadline) until all have passed."""
-    view = state.view(None)
     if state.phase == "playing":
-        return f"{state.hand_number}:{view['trick_number']}:{len(view['trick'])}"
+        play = state.state  # the trick number and cards in the trick, as the view shows them
+        return f"{state.hand_number}:{min(play.tricks_done + 1, play.hand_size)}:{len(play.trick)}"
     return f"{state.hand_number}:{state.phase}"
 
 
