@@ -121,7 +121,8 @@ def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | 
     if last <= after:
         return []
     if rows and rows[0].seq <= after + 1 and rows[-1].seq >= last:
-        return [row for row in rows if after < row.seq <= last]
+        first = rows[0].seq  # rows are contiguous by seq: slice, do not scan
+        return rows[after + 1 - first:last + 1 - first]
     return None
 
 
