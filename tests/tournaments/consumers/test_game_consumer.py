@@ -60,7 +60,10 @@ def _hidden_cards_of_others(game_id, seat):
     return {str(c) for s in range(game.players_count) if s != seat for c in state.hand(s)} - known
 
 
-async def test_four_clients_play_a_whole_game_over_websockets():
+async def test_four_clients_play_a_whole_game_over_websockets(settings):
+    # The clients answer at machine speed, faster than the per-connection rate limit allows
+    # (on a fast database a seat would be refused now and then, and the game would wait).
+    settings.HEARTS_WS_RATE = 1000.0
     game, people, _ = await database_sync_to_async(seated_table)(rules={"end_score": 26})
     sockets = []
     for player in people:
