@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -75,6 +75,19 @@ class RatingHistorySerializer(serializers.Serializer):
     mu_after = serializers.FloatField()
     sigma_after = serializers.FloatField()
     played_at = serializers.DateTimeField()
+
+
+@extend_schema_serializer(many=False)  # one object (a page plus the ratings), not a list to paginate
+class PlayerRatingsSerializer(serializers.Serializer):
+    """``GET /api/players/{id}/ratings``: a page of the player's rated games (the usual ``count``,
+    ``next``, ``previous``, ``results``), their id and their rating in every pool."""
+
+    count = serializers.IntegerField(help_text="rated games (history rows) matching the filters")
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RatingHistorySerializer(many=True, help_text="rated games, newest first")
+    player = serializers.IntegerField()
+    ratings = RatingSerializer(many=True, help_text="the player's rating in every pool, global first")
 
 
 class QueueJoinSerializer(serializers.Serializer):
@@ -159,7 +172,7 @@ class LeagueLeaderboardView(APIView):
     OpenApiParameter("league", OpenApiTypes.INT, description="history in this league's pool only"),
     OpenApiParameter("pool", OpenApiTypes.STR, enum=["global"],
                      description="history in the global pool only"),
-])
+], responses={200: PlayerRatingsSerializer})
 class PlayerRatingsView(generics.ListAPIView):
     """A player's rating in every pool (``ratings``) and their rated games, newest first (``results``)."""
 
@@ -178,11 +191,12 @@ class PlayerRatingsView(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         self.player = get_object_or_404(Player, pk=kwargs["player_id"])
-        response = super().list(request, *args, **kwargs)
-        response.data["player"] = self.player.pk
-        response.data["ratings"] = RatingSerializer(selectors.player_ratings(player_id=self.player.pk),
-                                                    many=True).data
-        return response
+        page = self.paginate_queryset(self.get_queryset())
+        return Response(PlayerRatingsSerializer({
+            "count": self.paginator.page.paginator.count, "next": self.paginator.get_next_link(),
+            "previous": self.paginator.get_previous_link(), "results": page, "player": self.player.pk,
+            "ratings": selectors.player_ratings(player_id=self.player.pk),
+        }).data)
 
 
 class PlayerGamesView(generics.ListAPIView):

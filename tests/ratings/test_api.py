@@ -171,3 +171,26 @@ def test_the_ratings_endpoints_are_documented(api_client):
                  "/api/players/{player_id}/games", "/api/ranked/queue"):
         assert path in paths
     assert {"get", "post", "delete"} <= set(paths["/api/ranked/queue"])
+
+
+def test_the_schema_describes_every_field_a_players_ratings_response_has(api_client):
+    people = PlayerFactory.create_batch(3)
+    rating_record_game(game_id=finished_game(people, [10, 20, 30], league=LeagueFactory()).pk)
+    body = api_client.get(f"/api/players/{people[0].pk}/ratings").json()
+    schema = api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+    def resolve(node):
+        return schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]] if "$ref" in node else node
+
+    ok = schema["paths"]["/api/players/{player_id}/ratings"]["get"]["responses"]["200"]
+    page = resolve(ok["content"]["application/json"]["schema"])
+    assert set(page["properties"]) == set(body) == {"count", "next", "previous", "results", "player", "ratings"}
+    rating = resolve(page["properties"]["ratings"]["items"])
+    assert set(rating["properties"]) == set(body["ratings"][0]) >= {"inactive_days", "provisional", "sigma",
+                                                                    "conservative", "league_name", "model"}
+    assert rating["properties"]["inactive_days"]["type"] == "integer"
+    assert rating["properties"]["league"]["nullable"] is True
+    history = resolve(page["properties"]["results"]["items"])
+    assert set(history["properties"]) == set(body["results"][0])
+    parameters = {p["name"] for p in schema["paths"]["/api/players/{player_id}/ratings"]["get"]["parameters"]}
+    assert {"page", "page_size", "league", "pool"} <= parameters
