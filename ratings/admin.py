@@ -1,8 +1,11 @@
 """Read-only admin pages: ratings are derived data (``rebuild_ratings`` recomputes them)."""
 
 from django.contrib import admin
+from django.utils import timezone
 
 from ratings.models import QueueEntry, Rating, RatingHistory
+from ratings.rating import make_model
+from ratings.selectors import current_rating
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -18,11 +21,17 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(ReadOnlyAdmin):
-    list_display = ["player", "league", "mu", "sigma", "conservative", "games", "provisional",
-                    "last_played_at", "model_name"]
+    list_display = ["player", "league", "mu", "sigma", "conservative", "games", "provisional_now",
+                    "provisional", "last_played_at", "model_name"]
     list_filter = ["provisional", "league", "model_name"]
     search_fields = ["player__display_name", "player__user__username"]
     list_select_related = ["player", "league"]
+
+    @admin.display(boolean=True, description="provisional now")
+    def provisional_now(self, obj):
+        """As leaderboards show it: from sigma widened for inactivity up to now."""
+        return current_rating(make_model(obj.model_name, **obj.model_params), mu=obj.mu, sigma=obj.sigma,
+                              games=obj.games, last_played_at=obj.last_played_at, now=timezone.now()).provisional
 
 
 @admin.register(RatingHistory)

@@ -27,6 +27,9 @@ from tournaments.selectors import games_list
 SIGMA_NOW = ("uncertainty as of now: the stored sigma widened by the model for each whole day since "
              "the last rated game (as it will be before the next one)")
 
+PROVISIONAL_NOW = ("as of now: fewer than RATINGS_PROVISIONAL_GAMES games, or sigma (as of now) above "
+                   "RATINGS_PROVISIONAL_SIGMA_SHARE of the model's initial sigma")
+
 
 class RatingSerializer(serializers.Serializer):
     league = serializers.IntegerField(source="league_id", allow_null=True, help_text="null: the global pool")
@@ -37,7 +40,7 @@ class RatingSerializer(serializers.Serializer):
                                           help_text="mu - 3 sigma (sigma as of now): the leaderboard order")
     inactive_days = serializers.IntegerField(help_text="whole days since the last rated game")
     games = serializers.IntegerField()
-    provisional = serializers.BooleanField()
+    provisional = serializers.BooleanField(source="current_provisional", help_text=PROVISIONAL_NOW)
     last_played_at = serializers.DateTimeField(allow_null=True)
     model = serializers.CharField(source="model_name")
 
@@ -60,7 +63,8 @@ class LeaderboardSerializer(serializers.Serializer):
     min_games = serializers.IntegerField()
     active_days = serializers.IntegerField()
     ranked = LeaderboardRowSerializer(many=True)
-    provisional = LeaderboardRowSerializer(many=True, help_text="too few games or too uncertain, not ranked")
+    provisional = LeaderboardRowSerializer(many=True, help_text="too few games or too uncertain (sigma as of "
+                                                                "now), not ranked")
 
 
 class RatingHistorySerializer(serializers.Serializer):

@@ -11,7 +11,15 @@ from tournaments.models import Game, League, Player
 
 
 class Rating(models.Model):
-    """A player's current rating in one pool."""
+    """A player's rating in one pool after their last rated game.
+
+    ``mu``, ``sigma``, ``conservative`` and ``provisional`` are as of that game; they change only
+    when the player plays (or a rebuild recomputes them). What players see is computed on read by
+    ``ratings.selectors.current_rating``: sigma widened for the days since, and provisional status
+    from that widened sigma (``ratings.selectors.is_provisional``). The stored ``provisional`` stays
+    as the status the last update ended with (reproduced by a rebuild, filtered on in the admin);
+    no read uses it to decide who is provisional.
+    """
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
     league = models.ForeignKey(League, null=True, blank=True, on_delete=models.CASCADE,
@@ -22,7 +30,10 @@ class Rating(models.Model):
     sigma = models.FloatField()
     conservative = models.FloatField(help_text="mu - 3 sigma: the leaderboard order")
     games = models.PositiveIntegerField(default=0)
-    provisional = models.BooleanField(default=True, help_text="too few games or too uncertain")
+    provisional = models.BooleanField(
+        "provisional at last game", default=True,
+        help_text="too few games or too uncertain, as of the last rated game; leaderboards and the API "
+                  "recompute it from sigma as of now")
     last_played_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -43,6 +43,37 @@ def current_skill(model: RatingModel, mu: float, sigma: float, last_played_at: d
     return model.decay(Skill(mu, sigma), days), days
 
 
+def is_provisional(model: RatingModel, skill: Skill, games: int) -> bool:
+    """The one definition of provisional: fewer than ``RATINGS_PROVISIONAL_GAMES`` rated games, or
+    sigma above ``RATINGS_PROVISIONAL_SIGMA_SHARE`` of the pool model's initial sigma.
+
+    Pass the skill as of the moment that matters: everything players see (leaderboards, a
+    player's ratings) passes the decayed skill as of now (:func:`current_rating`), so a regular
+    who stays away long enough turns provisional again, and stops being so once a game narrows
+    sigma back. ``Rating.provisional`` stores this as of the player's last rated game only.
+    """
+    return (games < setting("RATINGS_PROVISIONAL_GAMES")
+            or skill.sigma > setting("RATINGS_PROVISIONAL_SIGMA_SHARE") * model.initial().sigma)
+
+
+@dataclass(frozen=True)
+class CurrentRating:
+    """A stored rating as of a moment: sigma widened for inactivity, and provisional from that."""
+
+    skill: Skill
+    inactive_days: int
+    provisional: bool
+
+
+def current_rating(model: RatingModel, *, mu: float, sigma: float, games: int,
+                   last_played_at: datetime | None, now: datetime) -> CurrentRating:
+    """What every read shows of a stored rating (computed, never written): the decayed skill as
+    of ``now`` (:func:`current_skill`), the whole days inactive, and provisional status from the
+    decayed sigma (:func:`is_provisional`)."""
+    skill, days = current_skill(model, mu, sigma, last_played_at, now)
+    return CurrentRating(skill=skill, inactive_days=days, provisional=is_provisional(model, skill, games))
+
+
 @dataclass
 class LeaderboardRow:
     """One listed player, with sigma and the conservative estimate as of the board's ``now``."""
@@ -72,6 +103,9 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
                 limit: int | None = None) -> Leaderboard:
     """Established players ranked by the conservative estimate as of ``now`` (ties share a rank),
     and the provisional players apart; both only with enough games and recent activity.
+    Provisional is decided as of ``now`` too (:func:`is_provisional` on the decayed sigma), not
+    read from the stored flag: a player who has been away long enough moves to the provisional
+    list and comes back to the ranked one when a game narrows their sigma again.
 
     The estimate is the stored rating with sigma widened for the whole days since the player's
     last game, by the pool model's own decay, as it will be widened before their next game: a
@@ -85,16 +119,15 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
     model = pool_model(league_id=league_id)
     listed = (Rating.objects.filter(**pool_filter(league_id))
               .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
-              .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at",
-                           "provisional"))
+              .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at"))
     board = Leaderboard(league_id=league_id, model_name=model.name, min_games=min_games,
                         active_days=active_days)
-    for player_id, name, mu, sigma, games, last_played_at, provisional in listed:
-        skill, days = current_skill(model, mu, sigma, last_played_at, now)
-        row = LeaderboardRow(player_id=player_id, name=name, mu=mu, sigma=skill.sigma,
-                             conservative=skill.conservative, games=games, last_played_at=last_played_at,
-                             inactive_days=days)
-        (board.provisional if provisional else board.ranked).append(row)
+    for player_id, name, mu, sigma, games, last_played_at in listed:
+        current = current_rating(model, mu=mu, sigma=sigma, games=games, last_played_at=last_played_at, now=now)
+        row = LeaderboardRow(player_id=player_id, name=name, mu=mu, sigma=current.skill.sigma,
+                             conservative=current.skill.conservative, games=games,
+                             last_played_at=last_played_at, inactive_days=current.inactive_days)
+        (board.provisional if current.provisional else board.ranked).append(row)
     for rows in (board.ranked, board.provisional):
         rows.sort(key=lambda row: (-row.conservative, -row.games, row.player_id))
         if limit:
@@ -118,13 +151,17 @@ def seeding_ratings(*, player_ids, league_id: int | None) -> dict[int, float]:
 
 def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Rating]:
     """A player's rating in every pool, global first, then leagues; each with ``current`` (sigma
-    widened for inactivity up to ``now`` by the model stored with it) and ``inactive_days``."""
+    widened for inactivity up to ``now`` by the model stored with it), ``inactive_days`` and
+    ``current_provisional`` (from that sigma; the stored ``provisional`` is as of the last game).
+    The rows are for reading: never save them."""
     now = now or timezone.now()
     rows = list(Rating.objects.filter(player_id=player_id).select_related("league")
                 .order_by(F("league_id").asc(nulls_first=True)))
     for row in rows:
-        row.current, row.inactive_days = current_skill(make_model(row.model_name, **row.model_params),
-                                                       row.mu, row.sigma, row.last_played_at, now)
+        current = current_rating(make_model(row.model_name, **row.model_params), mu=row.mu, sigma=row.sigma,
+                                 games=row.games, last_played_at=row.last_played_at, now=now)
+        row.current, row.inactive_days, row.current_provisional = (current.skill, current.inactive_days,
+                                                                   current.provisional)
     return rows
 
 

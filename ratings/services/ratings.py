@@ -23,10 +23,9 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Q
 
-from ratings.conf import setting
 from ratings.models import Rating, RatingHistory
 from ratings.rating import RatingModel, Skill, make_model
-from ratings.selectors import inactive_days, pool_filter, pool_model
+from ratings.selectors import inactive_days, is_provisional, pool_filter, pool_model
 from tournaments.models import Game, GameSeat, League, Player
 
 log = logging.getLogger(__name__)
@@ -73,11 +72,6 @@ def _pools(game: Game) -> list[League | None]:
     return [None, game.league] if game.league_id else [None]
 
 
-def _provisional(model: RatingModel, skill: Skill, games: int) -> bool:
-    return (games < setting("RATINGS_PROVISIONAL_GAMES")
-            or skill.sigma > setting("RATINGS_PROVISIONAL_SIGMA_SHARE") * model.initial().sigma)
-
-
 def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat],
                entries: dict[int, _Entry]) -> list[dict]:
     """Update ``entries`` in place for one game; returns the history rows' fields."""
@@ -100,7 +94,7 @@ def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat],
 def _rating_fields(model: RatingModel, entry: _Entry) -> dict:
     return {"model_name": model.name, "model_params": model.params, "mu": entry.skill.mu,
             "sigma": entry.skill.sigma, "conservative": entry.skill.conservative, "games": entry.games,
-            "provisional": _provisional(model, entry.skill, entry.games),
+            "provisional": is_provisional(model, entry.skill, entry.games),  # as of this game
             "last_played_at": entry.last_played_at}
 
 

@@ -3,13 +3,16 @@
 from datetime import timedelta
 
 import pytest
+from django.contrib import admin
 from django.utils import timezone
 
+from ratings.admin import RatingAdmin
 from ratings.models import Rating
 from ratings.rating import Skill, make_model
 from ratings.selectors import leaderboard, player_ratings
+from ratings.services import rating_record_game
 from tests.factories import LeagueFactory, PlayerFactory, RatingFactory
-from tests.ratings.helpers import ratings_snapshot
+from tests.ratings.helpers import finished_game, ratings_snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +115,56 @@ def test_the_leaderboard_endpoint_shows_the_estimate_it_ranks_by(api_client):
     assert [row["name"] for row in rows] == ["Here", "Away"]
     assert rows[0]["conservative"] > rows[1]["conservative"]
     assert (rows[1]["inactive_days"], rows[1]["sigma"]) == (30, make_model("elo").decay(Skill(1610.0, 60.0), 30).sigma)
+
+
+GLICKO = {"model_name": "glicko-elo", "model_params": make_model("glicko-elo").params}  # initial sigma 150
+
+
+def board_names(api_client):
+    body = api_client.get("/api/leaderboard").json()
+    return names_of(body["ranked"]), names_of(body["provisional"])
+
+
+def names_of(rows):
+    return [row["name"] for row in rows]
+
+
+def provisional_in_api(api_client, player):
+    [pool] = api_client.get(f"/api/players/{player.pk}/ratings").json()["ratings"]
+    return pool["provisional"]
+
+
+def test_a_player_away_long_enough_is_provisional_again_and_ranked_after_playing_again(api_client):
+    # 12 games, sigma 70: established when stored (under 75 = 0.5 x 150). Forty days away widen
+    # sigma to 76.8 on reading: past the threshold by decay alone.
+    away = rating("Back after a month", days_ago=40, sigma=70.0, games=12, **GLICKO)
+    opponents = [rating(name, days_ago=0, sigma=60.0, games=30, **GLICKO).player for name in ("Ann", "Bob")]
+    before = ratings_snapshot()
+
+    ranked, provisional = board_names(api_client)
+
+    assert (ranked, provisional) == (["Ann", "Bob"], ["Back after a month"])
+    assert provisional_in_api(api_client, away.player) is True
+    assert RatingAdmin(Rating, admin.site).provisional_now(away) is True
+    assert ratings_snapshot() == before  # reading wrote nothing: the stored flag is as of the last game
+    assert Rating.objects.get(pk=away.pk).provisional is False
+
+    game = finished_game([away.player, *opponents], [30, 60, 90], finished_at=timezone.now())
+    rating_record_game(game_id=game.pk)
+
+    ranked, provisional = board_names(api_client)
+    assert "Back after a month" in ranked and provisional == []
+    assert provisional_in_api(api_client, away.player) is False
+    assert Rating.objects.get(pk=away.pk).sigma < 75.0
+
+
+def test_a_regular_idle_for_seven_months_counts_as_provisional(api_client, settings):
+    settings.RATINGS_LEADERBOARD_ACTIVE_DAYS = 365  # the default 90 would not list them at all
+    regular = rating("Regular", days_ago=210, sigma=25.0, games=200, **GLICKO)   # sigma 76.6 now
+    rating("Six months", days_ago=180, sigma=25.0, games=200, **GLICKO)          # sigma 70.7 now
+
+    ranked, provisional = board_names(api_client)
+
+    assert (ranked, provisional) == (["Six months"], ["Regular"])
+    assert provisional_in_api(api_client, regular.player) is True
+    assert leaderboard(now=NOW).provisional[0].sigma == pytest.approx(76.65, abs=0.01)
