@@ -102,7 +102,9 @@ class QueueJoinSerializer(serializers.Serializer):
 
 class QueueStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["not_queued", *QueueEntry.Status.values],
-                                     help_text="expired: waited longer than the queue timeout; join again")
+                                     help_text="expired: waited longer than the queue timeout; join again. "
+                                               "cancelled: you sat down at another table before a ranked one "
+                                               "formed (see reason, playing_game); join again once it is over")
     table_size = serializers.IntegerField(required=False)
     preset = serializers.CharField(required=False)
     mu = serializers.FloatField(required=False, help_text="your global rating when you joined")
@@ -112,6 +114,10 @@ class QueueStatusSerializer(serializers.Serializer):
     game = serializers.IntegerField(required=False, allow_null=True,
                                     help_text="your ranked game once matched")
     matched_at = serializers.DateTimeField(required=False, allow_null=True)
+    reason = serializers.ChoiceField(choices=QueueEntry.Reason.choices, required=False, allow_null=True,
+                                     help_text="cancelled: why (already_playing: seated at playing_game)")
+    playing_game = serializers.IntegerField(required=False, allow_null=True,
+                                            help_text="cancelled: the unfinished game you sit at")
 
 
 def _queue_status(entry) -> dict:
@@ -121,7 +127,7 @@ def _queue_status(entry) -> dict:
     return {"status": entry.status, "table_size": entry.table_size, "preset": entry.preset, "mu": entry.mu,
             "joined_at": entry.joined_at, "waited_seconds": round(waited, 3),
             "window": matchmaking.match_window(waited_seconds=waited), "game": entry.game_id,
-            "matched_at": entry.matched_at}
+            "matched_at": entry.matched_at, "reason": entry.reason or None, "playing_game": entry.playing_game_id}
 
 
 def _requester(request) -> Player:

@@ -86,23 +86,37 @@ class RatingHistory(models.Model):
 
 
 class QueueEntry(models.Model):
-    """A player waiting for (or matched to) a ranked game."""
+    """A player waiting for (or matched to) a ranked game.
+
+    ``cancelled``: a matching run found the waiting player seated (not away) at another game that
+    has not finished, which joining would have refused (``already_playing``); the entry ends there
+    with that ``reason`` and the game in ``playing_game``, and the player joins again when free.
+    """
 
     class Status(models.TextChoices):
         WAITING = "waiting", "Waiting"
         MATCHED = "matched", "Matched"
         LEFT = "left", "Left the queue"
         EXPIRED = "expired", "Expired (waited too long)"
+        CANCELLED = "cancelled", "Cancelled (sat down at another table)"
+
+    class Reason(models.TextChoices):
+        ALREADY_PLAYING = "already_playing", "Seated at another unfinished game"
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="queue_entries")
     table_size = models.PositiveSmallIntegerField()
     preset = models.CharField(max_length=16)
     mu = models.FloatField(help_text="the player's global rating when they joined")
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     joined_at = models.DateTimeField()
     matched_at = models.DateTimeField(null=True, blank=True)
-    left_at = models.DateTimeField(null=True, blank=True, help_text="when the player left or the entry expired")
+    left_at = models.DateTimeField(null=True, blank=True,
+                                   help_text="when the player left or the entry expired or was cancelled")
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.CharField(max_length=32, choices=Reason.choices, blank=True, default="",
+                              help_text="why the entry was cancelled")
+    playing_game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="cancelled: the unfinished game the player sat down at")
 
     class Meta:
         ordering = ["-joined_at", "-id"]

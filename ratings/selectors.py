@@ -184,6 +184,13 @@ def queue_entry_current(*, player_id: int) -> QueueEntry | None:
 def unfinished_game_of(*, player_id: int) -> int | None:
     """The id of a game not yet finished (waiting or active) in which the player sits themselves,
     not handed over to a CPU (``away``); the newest if several, else ``None``."""
-    seats = GameSeat.objects.filter(player_id=player_id, away=False,
+    return unfinished_games_of(player_ids=[player_id]).get(player_id)
+
+
+def unfinished_games_of(*, player_ids) -> dict[int, int]:
+    """For each of these players who sits themselves (not ``away``) at a game not yet finished
+    (waiting or active), the id of that game (the newest if several); one query."""
+    seats = GameSeat.objects.filter(player_id__in=list(player_ids), away=False,
                                     game__status__in=[Game.Status.WAITING, Game.Status.ACTIVE])
-    return seats.order_by("-game__created_at", "-game_id").values_list("game_id", flat=True).first()
+    # Oldest first, so the newest game of a player is the one left in the dict.
+    return dict(seats.order_by("game__created_at", "game_id").values_list("player_id", "game_id"))

@@ -9,6 +9,12 @@ periodically (the ``ratings.match_ranked_queue`` task), so windows widen for tho
 A waiting entry older than ``RATINGS_QUEUE_TIMEOUT_SECONDS`` expires (status ``expired``) at the
 next matching run instead of being seated: its player may have closed their browser long ago.
 The client sees ``expired`` and queues again.
+
+A waiting player who has since sat down (not away) at another game that has not finished, a
+casual table say, is never seated at a ranked one: the next matching run cancels the entry
+(status ``cancelled``, ``reason`` ``already_playing``, ``playing_game`` that game), the state
+joining would have refused. Once that game is over the player joins again; their place in the
+queue is not kept, since nobody can tell when (or whether) they will be free.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from django.utils import timezone
 from hearts_league.api import DomainError
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating
-from ratings.selectors import pool_model, unfinished_game_of
+from ratings.selectors import pool_model, unfinished_game_of, unfinished_games_of
 from tournaments.models import Game, Player
 from tournaments.services.games import SeatSpec, game_create
 
@@ -96,7 +102,8 @@ def ranked_queue_leave(*, player: Player, now: datetime | None = None) -> QueueE
     """Stop waiting. Too late once matched: the game has started."""
     entry = (QueueEntry.objects.select_for_update().filter(player=player)
              .order_by("-joined_at", "-id").first())
-    if entry is None or entry.status in (QueueEntry.Status.LEFT, QueueEntry.Status.EXPIRED):
+    if entry is None or entry.status in (QueueEntry.Status.LEFT, QueueEntry.Status.EXPIRED,
+                                         QueueEntry.Status.CANCELLED):
         raise DomainError("not_queued", "You are not waiting for a ranked game.", status=404)
     if entry.status == QueueEntry.Status.MATCHED:
         raise DomainError("already_matched", f"Your ranked game {entry.game_id} has started.", status=409,
@@ -127,8 +134,8 @@ def _find_table(waiting: list[QueueEntry], size: int, now: datetime) -> list[Que
 
 @transaction.atomic
 def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
-    """Expire the entries that have waited too long, then seat every table that can be formed now;
-    returns the ranked games created."""
+    """Expire the entries that have waited too long, cancel those whose players sit at another
+    unfinished game, then seat every table that can be formed now; returns the ranked games created."""
     now = now or timezone.now()
     waiting = list(QueueEntry.objects.select_for_update().filter(status=QueueEntry.Status.WAITING)
                    .order_by("joined_at", "id"))
@@ -136,6 +143,8 @@ def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
         log.info("ranked queue: %d entries expired after waiting %ss", expired,
                  setting("RATINGS_QUEUE_TIMEOUT_SECONDS"))
         waiting = [e for e in waiting if e.joined_at >= queue_expiry_cutoff(now)]
+    if cancelled := _cancel_playing(waiting, now):
+        waiting = [e for e in waiting if e.pk not in cancelled]
     games = []
     for size in TABLE_SIZES:
         for preset in PRESETS:
@@ -144,6 +153,22 @@ def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
                 games.append(_start_table(table, size, preset, now))
                 queue = [e for e in queue if e not in table]
     return games
+
+
+def _cancel_playing(waiting: list[QueueEntry], now: datetime) -> set[int]:
+    """Cancel the waiting entries (locked) whose players now sit, not away, at a waiting or active
+    game; returns their ids."""
+    playing = unfinished_games_of(player_ids=[e.player_id for e in waiting])
+    cancelled = set()
+    for entry in waiting:
+        if (game_id := playing.get(entry.player_id)) is not None:
+            entry.status, entry.left_at = QueueEntry.Status.CANCELLED, now
+            entry.reason, entry.playing_game_id = QueueEntry.Reason.ALREADY_PLAYING, game_id
+            entry.save(update_fields=["status", "left_at", "reason", "playing_game"])
+            cancelled.add(entry.pk)
+            log.info("ranked queue: entry %s cancelled, player %s sits at game %s", entry.pk, entry.player_id,
+                     game_id)
+    return cancelled
 
 
 def _start_table(table: list[QueueEntry], size: int, preset: str, now: datetime) -> Game:

@@ -11,6 +11,7 @@ from ratings.tasks import match_ranked_queue
 from tests.factories import GameFactory, GameSeatFactory, LeagueFactory, PlayerFactory, RatingFactory
 from tests.ratings.helpers import finished_game
 from tests.tournaments.helpers import client_for
+from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +195,24 @@ def test_the_schema_describes_every_field_a_players_ratings_response_has(api_cli
     assert set(history["properties"]) == set(body["results"][0])
     parameters = {p["name"] for p in schema["paths"]["/api/players/{player_id}/ratings"]["get"]["parameters"]}
     assert {"page", "page_size", "league", "pool"} <= parameters
+
+
+def test_the_queue_status_shows_an_entry_cancelled_because_the_player_sat_down_elsewhere():
+    player = PlayerFactory()
+    client = client_for(player)
+    client.post("/api/ranked/queue", {"table_size": 4}, format="json")
+    casual = GameFactory(status="waiting", ranked=False)
+    GameSeatFactory(game=casual, seat=0, player=player)
+
+    match_ranked_queue()
+
+    mine = client.get("/api/ranked/queue").json()
+    assert (mine["status"], mine["reason"], mine["playing_game"], mine["game"]) == (
+        "cancelled", "already_playing", casual.pk, None)
+    assert client.delete("/api/ranked/queue").json()["code"] == "not_queued"
+    again = client.post("/api/ranked/queue", {"table_size": 4}, format="json")
+    assert (again.status_code, again.json()["code"], again.json()["game"]) == (409, "already_playing", casual.pk)
+
+    Game.objects.filter(pk=casual.pk).update(status="finished")
+    rejoined = client.post("/api/ranked/queue", {"table_size": 4}, format="json").json()
+    assert (rejoined["status"], rejoined["reason"], rejoined["playing_game"]) == ("waiting", None, None)

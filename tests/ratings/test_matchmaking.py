@@ -217,3 +217,54 @@ def test_a_matched_player_cannot_queue_again_until_their_ranked_game_ends():
 
     Game.objects.filter(pk=game.pk).update(status="finished")
     assert ranked_queue_join(player=people[0], table_size=3, now=T0 + timedelta(minutes=30)).status == "waiting"
+
+
+@pytest.mark.parametrize("game_status", ["waiting", "active"])
+def test_a_waiting_player_who_sat_down_at_another_table_is_cancelled_not_seated(game_status):
+    busy, others = rated(1500), [rated(1505), rated(1510), rated(1515)]
+    entry = ranked_queue_join(player=busy, table_size=3, now=T0)
+    casual = GameFactory(status=game_status, ranked=False)  # sat down at a casual table meanwhile
+    GameSeatFactory(game=casual, seat=1, player=busy)
+
+    # Two close players arrive: with the busy player there would be a table of three, but no.
+    for player in others[:2]:
+        assert ranked_queue_join(player=player, table_size=3, now=T0 + timedelta(seconds=5)).status == "waiting"
+    entry.refresh_from_db()
+    assert (entry.status, entry.reason, entry.playing_game_id, entry.game_id) == (
+        "cancelled", "already_playing", casual.pk, None)
+    assert entry.left_at == T0 + timedelta(seconds=5)
+    assert not Game.objects.filter(ranked=True).exists()
+
+    # The queue goes on without them.
+    game = ranked_queue_join(player=others[2], table_size=3, now=T0 + timedelta(seconds=6)).game
+    assert seated(game) == {p.pk for p in others}
+    with pytest.raises(DomainError) as leave:
+        ranked_queue_leave(player=busy)
+    assert leave.value.error_code == "not_queued"
+
+    # Once the casual game is over they join again like anyone.
+    Game.objects.filter(pk=casual.pk).update(status="finished")
+    assert ranked_queue_join(player=busy, table_size=3, now=T0 + timedelta(minutes=30)).status == "waiting"
+
+
+@pytest.mark.parametrize(("game_status", "away"), [("active", True), ("finished", False)])
+def test_a_game_the_player_has_left_or_finished_does_not_cancel_their_entry(game_status, away):
+    player = rated(1500)
+    ranked_queue_join(player=player, table_size=3, now=T0)
+    other = GameFactory(status=game_status, ranked=False)
+    GameSeatFactory(game=other, seat=0, player=player, away=away)  # a CPU plays their seat, or it is over
+
+    joined = [ranked_queue_join(player=rated(mu), table_size=3, now=T0 + timedelta(seconds=1)) for mu in (1505, 1510)]
+
+    assert joined[-1].status == "matched" and player.pk in seated(joined[-1].game)
+
+
+def test_the_periodic_task_cancels_the_entries_of_players_now_playing_elsewhere():
+    busy, free = rated(1500), rated(1510)
+    for player in (busy, free):
+        ranked_queue_join(player=player, table_size=3, now=timezone.now())
+    GameSeatFactory(game=GameFactory(status="active", ranked=False), seat=0, player=busy)
+
+    assert match_ranked_queue() == 0
+    assert QueueEntry.objects.get(player=busy).status == "cancelled"
+    assert QueueEntry.objects.get(player=free).status == "waiting"
