@@ -59,12 +59,14 @@ class Columns:
         connection = default_connection
         converters = self._converters.get(connection.vendor)
         if converters is None:
-            converters = self._converters[connection.vendor] = []
+            converters = []
             for index, field in enumerate(self.fields):
                 column = field.get_col(self.alias)
                 found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
                 if found:
                     converters.append((index, column, found))
+            # Cached only once complete: another thread must never load rows with half the list.
+            self._converters[connection.vendor] = converters
         model, attnames, using, end = self.model, self.attnames, connection.alias, offset + self.width
 
         def load(row: Sequence) -> Model:
@@ -93,6 +95,9 @@ def for_update_of(alias: str) -> str:
     return f" FOR UPDATE OF {quote(alias)}" if features.has_select_for_update_of else " FOR UPDATE"
 
 
+INSERT_BATCH = 500
+
+
 def insert(objs: Sequence[Model]) -> None:
     """INSERT new instances of one model in one statement and set their primary keys, as
     ``bulk_create`` does (auto_now fields, the fields' own value preparation)."""
@@ -100,15 +105,17 @@ def insert(objs: Sequence[Model]) -> None:
         return
     connection = default_connection
     model = type(objs[0])
-    statement, fields, returning = _insert_statement(model, len(objs), connection.vendor)
-    params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs for field in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        ids = [row[0] for row in cursor.fetchall()] if returning else [None] * len(objs)
-    for obj, pk in zip(objs, ids, strict=True):
-        if pk is not None:
-            obj.pk = pk
-        obj._state.adding, obj._state.db = False, connection.alias
+    for start in range(0, len(objs), INSERT_BATCH):  # SQLite allows 32,766 parameters a statement
+        batch = objs[start:start + INSERT_BATCH]
+        statement, fields, returning = _insert_statement(model, len(batch), connection.vendor)
+        params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in batch for field in fields]
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            ids = [row[0] for row in cursor.fetchall()] if returning else [None] * len(batch)
+        for obj, pk in zip(batch, ids, strict=True):
+            if pk is not None:
+                obj.pk = pk
+            obj._state.adding, obj._state.db = False, connection.alias
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,5 +1,6 @@
 """The hand-written statements of a move read and write exactly what the ORM would."""
 
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -88,3 +89,38 @@ def test_a_retried_command_finds_what_it_appended_and_the_feed_reads_the_same_ro
     assert [_fields(r) for r in rows] == [_fields(r) for r in GameEvent.objects.filter(
         game=game, seq__gte=first.events[0].seq).order_by("seq")]
     assert _game_and_events_since(game.pk, fresh.seq) == (None, [])
+
+
+def test_insert_splits_a_long_log_into_statements_the_database_accepts(monkeypatch):
+    monkeypatch.setattr(sql, "INSERT_BATCH", 2)
+    game = GameFactory()
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    rows = [GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={}, recorded_at=now,
+                      hash=f"{seq:064d}") for seq in range(1, 6)]
+    sql.insert(rows)
+    assert sorted(r.pk for r in rows) == sorted(GameEvent.objects.filter(game=game).values_list("pk", flat=True))
+
+
+def test_a_thread_never_loads_rows_with_a_half_built_converter_list(monkeypatch):
+    """The first two loads in a fresh process may race: the second must not see a partial cache."""
+    game = GameFactory(rules={"players": 4}, final_totals=[1, 2, 3, 4])
+    columns = sql.Columns(Game, "g")
+    row = sql.fetch(f"SELECT {columns.select()} FROM {sql.table(Game)} g WHERE g.id = %s", [game.pk])[0]
+    final_totals = Game._meta.get_field("final_totals")
+    building, go_on = threading.Event(), threading.Event()
+    original = type(final_totals).get_db_converters
+
+    def slow_for_the_first_thread(field, connection):
+        if field is final_totals and threading.current_thread().name == "first":
+            building.set()
+            go_on.wait(5)
+        return original(field, connection)
+
+    monkeypatch.setattr(type(final_totals), "get_db_converters", slow_for_the_first_thread)
+    first = threading.Thread(target=columns.loader, name="first")
+    first.start()
+    assert building.wait(5)
+    loaded = columns.loader()(row)  # while the first thread is still building
+    go_on.set()
+    first.join()
+    assert loaded.rules == {"players": 4} and loaded.final_totals == [1, 2, 3, 4]
