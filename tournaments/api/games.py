@@ -83,6 +83,8 @@ def parse_command(data) -> tuple[dict, str, int | None]:
 
     Raises ``serializers.ValidationError`` with the errors ``is_valid`` would give.
     """
+    if data is None:  # an empty or JSON null body: the error is_valid gives, not the field's
+        raise serializers.ValidationError({"non_field_errors": ["No data provided"]}, code="null")
     values = dict(_COMMAND.run_validation(data))
     return values, values.pop("command_id"), values.pop("expected_seq")
 

@@ -113,6 +113,16 @@ def test_out_of_turn_and_illegal_plays_are_refused_and_append_nothing():
     assert GameEvent.objects.filter(game=game).count() == seq
 
 
+@pytest.mark.parametrize("body", ["null", "[]", '{"type": "dance"}', '{"type": "play"}'])
+def test_a_malformed_command_body_is_refused_with_field_errors_and_appends_nothing(body):
+    game, _, clients = seated_table()
+    seq = Game.objects.get(pk=game.pk).seq
+    response = clients[0].post(f"/api/games/{game.pk}/commands/", body, content_type="application/json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert isinstance(response.json()["errors"], dict)  # by field, or non_field_errors
+    assert Game.objects.get(pk=game.pk).seq == seq
+
+
 def test_a_spectator_cannot_play_and_a_stranger_is_not_seated():
     game, _, _ = seated_table()
     stranger = client_for(PlayerFactory())
