@@ -60,8 +60,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
 class LeaderboardSerializer(serializers.Serializer):
     league = serializers.IntegerField(source="league_id", allow_null=True)
     model = serializers.CharField(source="model_name")
-    min_games = serializers.IntegerField()
-    active_days = serializers.IntegerField()
+    min_games = serializers.IntegerField(help_text="games needed to be listed at all")
+    active_days = serializers.IntegerField(help_text="listed only with a rated game in this many days")
+    provisional_games = serializers.IntegerField(help_text="fewer games than this: provisional")
     ranked = LeaderboardRowSerializer(many=True)
     provisional = LeaderboardRowSerializer(many=True, help_text="too few games or too uncertain (sigma as of "
                                                                 "now), not ranked")

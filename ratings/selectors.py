@@ -95,6 +95,7 @@ class Leaderboard:
     model_name: str
     min_games: int
     active_days: int
+    provisional_games: int
     ranked: list[LeaderboardRow] = field(default_factory=list)
     provisional: list[LeaderboardRow] = field(default_factory=list)
 
@@ -121,7 +122,7 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
               .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
               .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at"))
     board = Leaderboard(league_id=league_id, model_name=model.name, min_games=min_games,
-                        active_days=active_days)
+                        active_days=active_days, provisional_games=setting("RATINGS_PROVISIONAL_GAMES"))
     for player_id, name, mu, sigma, games, last_played_at in listed:
         current = current_rating(model, mu=mu, sigma=sigma, games=games, last_played_at=last_played_at, now=now)
         row = LeaderboardRow(player_id=player_id, name=name, mu=mu, sigma=current.skill.sigma,

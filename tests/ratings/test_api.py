@@ -39,7 +39,8 @@ def test_the_leaderboard_ranks_by_the_conservative_estimate_and_lists_provisiona
 
     body = api_client.get("/api/leaderboard").json()
 
-    assert (body["league"], body["model"], body["min_games"], body["active_days"]) == (None, "elo", 3, 90)
+    assert (body["league"], body["model"], body["min_games"], body["active_days"], body["provisional_games"]) == (
+        None, "elo", 3, 90, 10)
     assert names(body["ranked"]) == ["Steady", "Solid", "Twin", "Lucky"]
     assert [row["rank"] for row in body["ranked"]] == [1, 2, 2, 4]
     assert (body["ranked"][0]["conservative"], body["ranked"][0]["inactive_days"]) == (1420.0, 0)

@@ -25,7 +25,7 @@ async function load() {
   try {
     const board = await api(url);
     box.innerHTML = (board.ranked.length ? tableOf(board.ranked, true, "Ranked players") : '<p class="muted">Nobody is ranked yet.</p>')
-      + (board.provisional.length ? tableOf(board.provisional, false, `Provisional (fewer than ${board.min_games} games, or too uncertain)`) : "");
+      + (board.provisional.length ? tableOf(board.provisional, false, `Provisional (fewer than ${board.provisional_games} games, or too uncertain)`) : "");
   } catch (error) {
     box.innerHTML = "";
     document.getElementById("error").textContent = error.message;
