@@ -20,16 +20,18 @@ CREATE_CPU_GAME = """async () => {
 
 
 def _history(game, mu_before, mu_after, day):
+    """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 150)."""
     return {"game": game, "league": None, "seat": 0, "total": 20, "place": 1, "rated_players": 4,
-            "mu_before": mu_before, "sigma_before": 8.0, "mu_after": mu_after, "sigma_after": 7.5,
-            "played_at": f"2026-11-{day:02d}T20:00:00Z"}
+            "mu_before": mu_before, "sigma_before": 150.0 - 10 * (game - 1), "mu_after": mu_after,
+            "sigma_after": 140.0 - 10 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z"}
 
 
 RATINGS = {"count": 3, "next": None, "previous": None, "player": 1,
-           "results": [_history(3, 27.0, 29.5, 3), _history(2, 24.0, 27.0, 2), _history(1, 25.0, 24.0, 1)],
-           "ratings": [{"league": None, "league_name": None, "mu": 29.5, "sigma": 7.5, "conservative": 7.0,
-                        "games": 3, "provisional": True, "last_played_at": "2026-11-03T20:00:00Z",
-                        "model": "openskill"}]}
+           "results": [_history(3, 1560.0, 1610.0, 3), _history(2, 1470.0, 1560.0, 2),
+                       _history(1, 1500.0, 1470.0, 1)],
+           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 120.0, "conservative": 1250.0,
+                        "inactive_days": 0, "games": 3, "provisional": True,
+                        "last_played_at": "2026-11-03T20:00:00Z", "model": "glicko-elo"}]}
 
 
 def _finished_cpu_game(page) -> int:
