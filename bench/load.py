@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import socket
 import statistics
@@ -107,6 +108,7 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
     import websockets
 
     hand, pending, latest, acted_at = 0, False, None, -1
+    thinking = random.Random(table * 4 + seat)
 
     async def act(ws):
         nonlocal pending, acted_at
@@ -116,7 +118,8 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
             return  # busy, not our turn, or already answered this state
         acted_at = frame["seq"]
         if think:
-            await asyncio.sleep(think)  # a person looks at the table before playing
+            # A person looks at the table before playing, some moves longer than others.
+            await asyncio.sleep(think * thinking.uniform(0.5, 1.5))
         now = time.perf_counter()
         if view["phase"] == "passing":
             # Passes are simultaneous: guarding one with expected_seq would only refuse it
@@ -203,7 +206,8 @@ def main():
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes (clients spread over them)")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--think-ms", type=float, default=0,
-                        help="each player waits this long before acting (0: as fast as the server allows)")
+                        help="each player waits this long on average (0.5-1.5 times it, drawn per move) "
+                             "before acting (0: as fast as the server allows)")
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL=postgres://... and REDIS_URL=redis://...: this measures the real back ends")
