@@ -102,6 +102,7 @@ class Recorder:
         self.healed = 0  # notifications lost by the channel layer, made good by a quiet client's ping
         self.errors: dict[str, int] = {}
         self.first = self.last = None
+        self.unfinished = 0  # tables that did not reach their hand limit
 
 
 async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyncio.Event, think: float):
@@ -196,10 +197,12 @@ async def run_clients(urls: list[tuple[int, int, str]], timeout: float, think: f
         for task in tasks:
             task.cancel()
     recorder.last = time.perf_counter()
+    recorder.unfinished = sum(not event.is_set() for event in done.values())
     return recorder
 
 
-def main():
+def main() -> int:
+    """Run the benchmark and print its figures; 1 if a table did not finish (CI runs it small)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--hands", type=int, default=2, help="hands per table (the table stops after them)")
@@ -270,7 +273,10 @@ def main():
         print("CPU per play (ms): " + ", ".join(f"{name} {seconds * 1000 / recorder.plays:.1f}"
                                                for name, seconds in used.items())
               + f"; machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if recorder.unfinished:
+        print(f"{recorder.unfinished} table(s) did not finish")
+    return 1 if recorder.unfinished else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
