@@ -32,6 +32,7 @@ exactly, including through a database column with that many decimals.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -126,7 +127,28 @@ def _widen(skill: Skill, variance_per_day: float, cap: float, days: float) -> Sk
     return _skill(skill.mu, max(sigma, skill.sigma))
 
 
-class BradleyTerryFull:
+class _Model:
+    """What the models written here share: ``params`` are the constructor's arguments (each
+    kept as the attribute of that name), a newcomer gets ``mu`` and ``sigma``, and inactivity
+    widens sigma by ``sigma_per_day`` per square-root day, never past the initial sigma."""
+
+    mu: float
+    sigma: float
+    sigma_per_day: float
+
+    @property
+    def params(self) -> dict[str, float]:
+        names = inspect.signature(type(self).__init__).parameters
+        return {name: getattr(self, name) for name in names if name != "self"}
+
+    def initial(self) -> Skill:
+        return _skill(self.mu, self.sigma)
+
+    def decay(self, skill: Skill, days_inactive: float) -> Skill:
+        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
+
+
+class BradleyTerryFull(_Model):
     """Weng-Lin Bradley-Terry model with full pairing (Weng & Lin 2011, Algorithm 1).
 
     A faithful re-implementation of ``openskill.models.BradleyTerryFull`` for tables of
@@ -159,20 +181,6 @@ class BradleyTerryFull:
         self.mu, self.sigma, self.beta, self.tau = float(mu), float(sigma), float(beta), float(tau)
         self.kappa, self.sigma_per_day = float(kappa), float(sigma_per_day)
 
-    @property
-    def params(self) -> dict[str, float]:
-        return {
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "beta": self.beta,
-            "tau": self.tau,
-            "kappa": self.kappa,
-            "sigma_per_day": self.sigma_per_day,
-        }
-
-    def initial(self) -> Skill:
-        return _skill(self.mu, self.sigma)
-
     def rate(self, table: Sequence[Skill], totals: Sequence[int]) -> list[Skill]:
         _check(table, totals)
         n = len(table)
@@ -203,11 +211,8 @@ class BradleyTerryFull:
         c = math.sqrt(a.sigma * a.sigma + b.sigma * b.sigma + 2.0 * self.beta * self.beta)
         return 1.0 / (1.0 + math.exp((b.mu - a.mu) / c))
 
-    def decay(self, skill: Skill, days_inactive: float) -> Skill:
-        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
 
-
-class PairwiseElo:
+class PairwiseElo(_Model):
     """Multiplayer Elo: every pair at the table is one 1 / 0.5 / 0 result.
 
     ``new_mu = mu + K_i / (n - 1) * sum_q (s_iq - E_iq)``; dividing by ``n - 1`` makes a
@@ -241,22 +246,6 @@ class PairwiseElo:
         self.k, self.k_new, self.sigma_min = float(k), float(k_new), float(sigma_min)
         self.info_weight, self.sigma_per_day = float(info_weight), float(sigma_per_day)
 
-    @property
-    def params(self) -> dict[str, float]:
-        return {
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "scale": self.scale,
-            "k": self.k,
-            "k_new": self.k_new,
-            "sigma_min": self.sigma_min,
-            "info_weight": self.info_weight,
-            "sigma_per_day": self.sigma_per_day,
-        }
-
-    def initial(self) -> Skill:
-        return _skill(self.mu, self.sigma)
-
     def _k(self, sigma: float) -> float:
         span = self.sigma - self.sigma_min
         if span <= 0:
@@ -286,11 +275,8 @@ class PairwiseElo:
     def win_probability(self, a: Skill, b: Skill) -> float:
         return 1.0 / (1.0 + 10.0 ** ((b.mu - a.mu) / self.scale))
 
-    def decay(self, skill: Skill, days_inactive: float) -> Skill:
-        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
 
-
-class GlickoElo:
+class GlickoElo(_Model):
     """Pairwise Elo whose K is the Kalman gain: Glicko-1 (Glickman 1999) played per table.
 
     Glickman's Glicko-1 ("Parameter estimation in large dynamic paired comparison
@@ -340,20 +326,6 @@ class GlickoElo:
         self.info_weight, self.sigma_min = float(info_weight), float(sigma_min)
         self.sigma_per_day = float(sigma_per_day)
 
-    @property
-    def params(self) -> dict[str, float]:
-        return {
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "scale": self.scale,
-            "info_weight": self.info_weight,
-            "sigma_min": self.sigma_min,
-            "sigma_per_day": self.sigma_per_day,
-        }
-
-    def initial(self) -> Skill:
-        return _skill(self.mu, self.sigma)
-
     def _g(self, sigma: float) -> float:
         q = math.log(10.0) / self.scale
         return 1.0 / math.sqrt(1.0 + 3.0 * q * q * sigma * sigma / (math.pi * math.pi))
@@ -383,9 +355,6 @@ class GlickoElo:
     def win_probability(self, a: Skill, b: Skill) -> float:
         g = self._g(math.sqrt(a.sigma * a.sigma + b.sigma * b.sigma))
         return 1.0 / (1.0 + 10.0 ** (g * (b.mu - a.mu) / self.scale))
-
-    def decay(self, skill: Skill, days_inactive: float) -> Skill:
-        return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
 
 
 class OpenSkillModel:
