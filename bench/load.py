@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import random
 import signal
@@ -25,6 +24,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -140,22 +141,21 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
         pending = True
         if command["type"] != "pass":
             command["expected_seq"] = frame["seq"]
-        await ws.send(json.dumps(command))
+        await ws.send(orjson.dumps(command).decode())
 
-    async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
-        pinged = False
+    pinged, heard = False, time.monotonic()
+
+    async def play(ws):
+        nonlocal pending, acted_at, latest, hand, pinged, heard
         while True:
             try:
-                raw = await asyncio.wait_for(ws.recv(), QUIET_PING_SECONDS)
-            except TimeoutError:
-                await ws.send('{"type": "ping"}')  # as the web table does when quiet
-                pinged = True
-                continue
+                raw = await ws.recv()
             except websockets.ConnectionClosed:
                 return
-            frame = json.loads(raw)
-            kind = frame["type"]
             now = time.perf_counter()
+            heard = time.monotonic()
+            frame = orjson.loads(raw)
+            kind = frame["type"]
             if pinged and kind != "pong":
                 recorder.healed += 1  # the ping brought what a lost notification held back
             if kind == "pong" or pinged:
@@ -183,6 +183,24 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                 latest = frame
                 await act(ws)
 
+    async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
+        async def ping_when_quiet():
+            # As the web table does: a quiet connection pings, and the answer brings anything a
+            # lost notification held back. One timer per client, not one per frame received.
+            nonlocal pinged
+            while True:
+                await asyncio.sleep(max(0.0, heard + QUIET_PING_SECONDS - time.monotonic()))
+                if time.monotonic() - heard >= QUIET_PING_SECONDS:
+                    pinged = True
+                    await ws.send('{"type": "ping"}')
+                    await asyncio.sleep(QUIET_PING_SECONDS)
+
+        watchdog = asyncio.create_task(ping_when_quiet())
+        try:
+            await play(ws)
+        finally:
+            watchdog.cancel()
+
 
 async def run_clients(urls: list[tuple[int, int, str]], timeout: float, think: float) -> Recorder:
     recorder = Recorder()
@@ -207,6 +225,10 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--hands", type=int, default=2, help="hands per table (the table stops after them)")
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes (clients spread over them)")
+    parser.add_argument("--route", choices=["game", "seat"], default="game",
+                        help="game: all of a table's connections reach one Daphne, as a load balancer "
+                             "that hashes /ws/games/<id>/ sends them (README); seat: a table's seats are "
+                             "spread over the Daphnes, so every change crosses processes through Redis")
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--think-ms", type=float, default=0,
                         help="each player waits this long on average (0.5-1.5 times it, drawn per move) "
@@ -238,7 +260,7 @@ def main() -> int:
         for table, game in enumerate(games):
             for seat, player in enumerate(people):
                 ticket = ws_ticket_issue(user_id=player.user_id, game_id=game.pk)
-                port = ports[(table * 4 + seat) % len(ports)]
+                port = ports[(table if args.route == "game" else table * 4 + seat) % len(ports)]
                 urls.append((table, seat, f"ws://127.0.0.1:{port}/ws/games/{game.pk}/?ticket={ticket}&after=0"))
         groups = {"daphne": [p.pid for p in processes[:-1]], "celery worker": [processes[-1].pid],
                   "postgres": pids_named("postgres"), "redis": pids_named("redis-server"), "clients": [os.getpid()]}
@@ -260,7 +282,8 @@ def main() -> int:
     )
     elapsed = (recorder.last - recorder.first) if recorder.first else float("nan")
     print(f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
-          f"process(es) + 1 Celery worker, PostgreSQL + Redis, think time {args.think_ms:.0f} ms")
+          f"process(es) routed by {args.route} + 1 Celery worker, PostgreSQL + Redis, "
+          f"think time {args.think_ms:.0f} ms")
     print(f"plays: {recorder.plays} in {elapsed:.1f} s = {recorder.plays / elapsed:,.0f} plays/s")
     if latencies:
         p50 = statistics.median(latencies)
