@@ -5,6 +5,7 @@ import io
 import json
 
 import pytest
+from rest_framework.pagination import PageNumberPagination
 
 from tests.factories import ClubFactory, CpuPlayerFactory, LeagueFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import client_for
@@ -132,6 +133,19 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
     parsed = [json.loads(line) for line in lines.content.decode().splitlines()]
     assert [r["player_id"] for r in parsed] == [int(r["player_id"]) for r in rows]
     assert member.get(f"{url}/results/?format=xml").json()["code"] == "invalid_parameter"
+
+
+def test_the_tournament_list_pages_newest_first_without_repeats(director, monkeypatch):
+    monkeypatch.setattr(PageNumberPagination, "page_size", 2)  # read from settings at import
+    league = LeagueFactory()
+    client = client_for(director)
+    made = [_create(client, league, name=f"Night {n}").json()["id"] for n in range(5)]
+    listed = []
+    for page in (1, 2, 3):
+        response = client.get(f"/api/tournaments/?league={league.pk}&page={page}")
+        assert response.status_code == 200
+        listed += [t["id"] for t in response.json()["results"]]
+    assert listed == made[::-1]
 
 
 def test_the_tournament_endpoints_are_in_the_openapi_schema(api_client):
