@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from datetime import datetime
 
@@ -51,10 +52,32 @@ def notify(game_id: int, seq: int) -> None:
                 sent.add_done_callback(lambda done: _log_failure(done, game_id, seq))  # no need to wait
             else:
                 sent.result(5)
+        elif settings.REDIS_URL and _running_loop() is None:
+            # No server here (a Celery worker, a management command): one long-lived loop, so one
+            # Redis connection, for every notification of the process.
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message),
+                                                    _notifier_loop())
+            sent.result(5)
         else:
             async_to_sync(layer.group_send)(group_name(game_id), message)
     except Exception:  # a lost notification only delays: clients also resume by seq
         log.exception("could not notify game %s at seq %s", game_id, seq)
+
+
+_notifier: tuple[int, asyncio.AbstractEventLoop] | None = None
+
+
+def _notifier_loop() -> asyncio.AbstractEventLoop:
+    """This process's loop for notifications when it runs no server. ``async_to_sync`` would
+    start a thread, an event loop and a Redis connection for each one. Started on first use
+    and again in a forked child (a Celery pool process), where the parent's thread is gone."""
+    global _notifier
+    with _server_loop_lock:
+        if _notifier is None or _notifier[0] != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="hearts-notify", daemon=True).start()
+            _notifier = (os.getpid(), loop)
+        return _notifier[1]
 
 
 def _log_failure(done, game_id: int, seq: int) -> None:
@@ -62,11 +85,15 @@ def _log_failure(done, game_id: int, seq: int) -> None:
         log.error("could not notify game %s at seq %s", game_id, seq, exc_info=done.exception())
 
 
-def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+def _on_loop(loop: asyncio.AbstractEventLoop | None) -> bool:
+    return loop is not None and _running_loop() is loop
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
-        return asyncio.get_running_loop() is loop
+        return asyncio.get_running_loop()
     except RuntimeError:
-        return False
+        return None
 
 
 # --- scheduling -------------------------------------------------------------------------------
