@@ -4,6 +4,8 @@ PostgreSQL, Redis and a Celery worker, all on this machine.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hearts_bench REDIS_URL=redis://127.0.0.1:6379/3 \\
         python bench/load.py --tables 100 --hands 2 --daphnes 2
 
+A table's four connections go to one Daphne (``--route game``), as a load balancer that hashes
+the game's path sends them (README); ``--route seat`` spreads them over the processes instead.
 Every client answers the moment it is to act (three cards to pass, then its lowest legal
 card), with ``expected_seq`` on plays and a ``command_id`` on passes, so that nothing is
 ever played twice. Reports plays per second and, for every card played, the time from the
