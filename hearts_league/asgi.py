@@ -14,7 +14,9 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
+from hearts_league.runtime import settle_garbage_collector  # noqa: E402
 from tournaments.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -25,6 +27,10 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+
+get_resolver().url_patterns  # noqa: B018 (load the URLconf now, before start-up is frozen)
+settle_garbage_collector()
 
 if settings.CELERY_EMBEDDED_WORKER:
     from hearts_league.celery import start_embedded_worker
