@@ -90,7 +90,9 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
     for event in _with_commitments(game, events):
         payload = {k: v for k, v in event.items() if k not in ("type", "v")}
         seq = game.seq + len(rows) + 1
-        row = GameEvent(game=game, seq=seq, type=event["type"], version=event["v"], payload=payload,
+        # game_id, not game: the feed holds rows for a long time, and a cached game would
+        # keep every command's copy of the game row alive with them.
+        row = GameEvent(game_id=game.pk, seq=seq, type=event["type"], version=event["v"], payload=payload,
                         recorded_at=now, command_id=command_id or "", actor_seat=actor_seat, cause=cause)
         row.hash = previous = row_hash(row, previous)
         rows.append(row)

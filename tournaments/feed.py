@@ -110,10 +110,7 @@ def _game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[Ga
         return None, []
     game = _GAME.loader(_EVENT.width)(found[-1])
     load = _EVENT.loader()
-    rows = [load(row) for row in found]
-    for row in rows:
-        row.game = game
-    return game, rows
+    return game, [load(row) for row in found]
 
 
 def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | None:

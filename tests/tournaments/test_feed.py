@@ -1,6 +1,10 @@
 """The per-process feed live connections read from: one database read per change at most,
 and never a state newer or older than the row it is served with."""
 
+import copy
+import gc
+import weakref
+
 import pytest
 
 from tests.tournaments.helpers import next_command, seated_table
@@ -60,3 +64,25 @@ def test_events_are_never_served_past_the_row_they_come_with():
     feed.publish(result.game, result.events)
     assert all(r.seq <= older.seq for r in feed.events(older, 0))
     assert feed.events(older, older.seq) == []
+
+
+def test_held_events_do_not_keep_old_copies_of_the_game_row_alive():
+    """The feed holds up to 400 events a game for thousands of games: were each event to hold
+    the game row its command loaded, every move's copy of the row would stay in memory."""
+    game, people, _ = seated_table()
+    writer, reader = Feed(), Feed()
+    writer.publish(Game.objects.get(pk=game.pk), list(GameEvent.objects.filter(game=game).order_by("seq")))
+    reader.publish(Game.objects.get(pk=game.pk), list(GameEvent.objects.filter(game=game).order_by("seq")))
+    copies = []
+    for _ in range(3):
+        result = _move(game, people)
+        writer.publish(copy.copy(result.game), result.events)  # as a command's on-commit does
+        copies.append(weakref.ref(result.game))
+        copies.append(weakref.ref(reader.game(game.pk, at_least_seq=result.game.seq)))  # another process
+    del result
+    gc.collect()
+    last = copies[-1]()
+    assert [ref() for ref in copies[:-1]] == [None] * 5  # only the reader's newest row is held
+    for feed in (writer, reader):
+        held_game, held_rows = feed.cached(game.pk, last.seq, 0)
+        assert held_rows[-1].seq == last.seq == held_game.seq
