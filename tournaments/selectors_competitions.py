@@ -12,12 +12,12 @@ from tournaments.models import Player, Registration, Round, Table, TableResult, 
 
 
 def tournaments_list(*, league_id: int | None = None, status: str | None = None):
-    # Newest first, spelled out: Django leaves Meta.ordering out of a GROUP BY query (the
+    # Meta.ordering (newest first), spelled out: Django leaves it out of a GROUP BY query (the
     # annotation), and an unordered list can repeat or skip tournaments between pages.
     tournaments = (
         Tournament.objects.select_related("league__club", "season")
         .annotate(players_count=Count("registrations"))
-        .order_by("-created_at", "-id")
+        .order_by(*Tournament._meta.ordering)
     )
     if league_id is not None:
         tournaments = tournaments.filter(league_id=league_id)
