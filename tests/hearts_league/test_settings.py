@@ -47,3 +47,23 @@ def test_embedded_default_needs_no_configuration(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=60, check=True).stdout.split()
     assert out == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", "memory://", "True"]
+
+
+def _postgres_options(threshold: str | None):
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_PREPARE_THRESHOLD"}
+    env["DATABASE_URL"] = "postgres://user@127.0.0.1:5432/hearts"  # read, never connected to
+    if threshold is not None:
+        env["DATABASE_PREPARE_THRESHOLD"] = threshold
+    code = ("import django, os; os.environ['DJANGO_SETTINGS_MODULE']='hearts_league.settings'; django.setup();"
+            "from django.conf import settings as s; o = s.DATABASES['default']['OPTIONS'];"
+            "print(o.get('server_side_binding'), o.get('prepare_threshold'))")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_postgres_prepares_statements_unless_told_not_to_and_refuses_a_bad_threshold():
+    assert _postgres_options(None).stdout.split() == ["True", "5"]
+    assert _postgres_options("none").stdout.split() == ["None", "None"]  # for PgBouncer in transaction mode
+    refused = _postgres_options("five")
+    assert refused.returncode != 0
+    assert "DATABASE_PREPARE_THRESHOLD must be a whole number or 'none'" in refused.stderr
