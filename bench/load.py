@@ -95,6 +95,8 @@ def pids_named(name: str) -> list[int]:
 
 
 QUIET_PING_SECONDS = 5.0
+# The live-play target on the 2-core machine (issue 6): this many tables, plays/s and p99.
+TARGET_TABLES, TARGET_PLAYS_PER_SECOND, TARGET_P99_MS = 100, 300, 250
 
 
 class Recorder:
@@ -290,12 +292,17 @@ def main() -> int:
     print(f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
           f"process(es) routed by {args.route} + 1 Celery worker, PostgreSQL + Redis, "
           f"think time {args.think_ms:.0f} ms")
-    print(f"plays: {recorder.plays} in {elapsed:.1f} s = {recorder.plays / elapsed:,.0f} plays/s")
+    rate = recorder.plays / elapsed
+    print(f"plays: {recorder.plays} in {elapsed:.1f} s = {rate:,.0f} plays/s")
     if latencies:
         p50 = statistics.median(latencies)
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         print(f"play sent -> every other seat received it: p50 {p50:.0f} ms, p99 {p99:.0f} ms, "
               f"max {latencies[-1]:.0f} ms (n={len(latencies)})")
+        if args.tables >= TARGET_TABLES:
+            met = rate >= TARGET_PLAYS_PER_SECOND and p99 < TARGET_P99_MS and not recorder.unfinished
+            print(f"target ({TARGET_TABLES} tables, at least {TARGET_PLAYS_PER_SECOND} plays/s with p99 under "
+                  f"{TARGET_P99_MS} ms): {'met' if met else 'not met'}")
     print(f"errors: {recorder.errors or 'none'}; lost notifications made good by a quiet client's ping: "
           f"{recorder.healed}")
     if recorder.plays:
