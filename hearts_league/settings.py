@@ -239,6 +239,14 @@ HEARTS_CPU_DELAY = env.float("HEARTS_CPU_DELAY", default=0.6)  # seconds, so hum
 HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tests shorten turn times
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
+# A server process holding WebSockets records a heartbeat this often; the sweeper drops the
+# connections of one silent for HEARTS_SERVER_DEAD_AFTER seconds (it died without closing them).
+HEARTS_SERVER_HEARTBEAT = env.float("HEARTS_SERVER_HEARTBEAT", default=10.0)
+HEARTS_SERVER_DEAD_AFTER = env.float("HEARTS_SERVER_DEAD_AFTER", default=45.0)
+if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
+    raise environ.ImproperlyConfigured(
+        "HEARTS_SERVER_DEAD_AFTER must be more than twice HEARTS_SERVER_HEARTBEAT, or a live server's "
+        "connections could be dropped between two heartbeats")
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
@@ -253,7 +261,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("RATINGS_MATCH_EVERY", default=5.0),
     },
 }
-HEARTS_WS_MAX_FRAME = env.int("HEARTS_WS_MAX_FRAME", default=4096)  # bytes
+HEARTS_WS_MAX_FRAME = env.int("HEARTS_WS_MAX_FRAME", default=4096)  # characters
 HEARTS_WS_RATE = env.float("HEARTS_WS_RATE", default=10.0)  # frames per second per connection...
 HEARTS_WS_BURST = env.int("HEARTS_WS_BURST", default=30)  # ...with bursts of this many
 HEARTS_WS_FLOOD_CLOSE = env.int("HEARTS_WS_FLOOD_CLOSE", default=50)  # refused frames before closing

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from urllib.parse import parse_qs
 
 import orjson
@@ -77,6 +78,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         self.seat = found
         self.device_id = query.get("device_id", [""])[0][:128]
+        self.connection_id = uuid.uuid4().hex
         self.limiter = TokenBucket(settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST)
         self.refused = 0
         self.send_lock = asyncio.Lock()
@@ -88,7 +90,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.accept()
         if self.seat is not None:
             await database_sync_to_async(presence.seat_connected)(
-                game_id=self.game_id, seat=self.seat, device_id=self.device_id)
+                game_id=self.game_id, seat=self.seat, connection_id=self.connection_id, device_id=self.device_id)
+            live.keep_server_alive()
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
@@ -108,7 +111,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             return  # refused before accept
         await self.channel_layer.group_discard(live.group_name(self.game_id), self.channel_name)
         if self.seat is not None:
-            await database_sync_to_async(presence.seat_disconnected)(game_id=self.game_id, seat=self.seat)
+            await database_sync_to_async(presence.seat_disconnected)(
+                game_id=self.game_id, seat=self.seat, connection_id=self.connection_id)
 
     # --- incoming frames ---------------------------------------------------------------------
 

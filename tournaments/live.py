@@ -64,6 +64,40 @@ def notify(game_id: int, seq: int) -> None:
         log.exception("could not notify game %s at seq %s", game_id, seq)
 
 
+# --- this server's heartbeat -------------------------------------------------------------------
+
+_heartbeat_loop: asyncio.AbstractEventLoop | None = None
+
+
+def keep_server_alive() -> None:
+    """Called on the server's loop when a seated player connects: from then on this process
+    records a heartbeat now and every HEARTS_SERVER_HEARTBEAT seconds, by which the sweeper
+    tells its connections from those of a process that died (``presence``)."""
+    global _heartbeat_loop
+    loop = asyncio.get_running_loop()
+    if _heartbeat_loop is not loop:
+        _heartbeat_loop = loop
+        _beat(loop)
+
+
+def _beat(loop: asyncio.AbstractEventLoop) -> None:
+    if _heartbeat_loop is not loop:
+        return  # superseded by another loop (tests run each on a loop of its own)
+    loop.create_task(_record_heartbeat())
+    loop.call_later(settings.HEARTS_SERVER_HEARTBEAT, _beat, loop)
+
+
+async def _record_heartbeat() -> None:
+    from channels.db import database_sync_to_async
+
+    from tournaments.services import presence
+
+    try:
+        await database_sync_to_async(presence.server_alive)()
+    except Exception:  # the next beat tries again; only a long run of failures drops connections
+        log.exception("could not record this server's heartbeat")
+
+
 _notifier: tuple[int, asyncio.AbstractEventLoop] | None = None
 
 

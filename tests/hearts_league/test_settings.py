@@ -67,3 +67,10 @@ def test_postgres_prepares_statements_unless_told_not_to_and_refuses_a_bad_thres
     refused = _postgres_options("five")
     assert refused.returncode != 0
     assert "DATABASE_PREPARE_THRESHOLD must be a whole number or 'none'" in refused.stderr
+
+
+def test_a_server_deadline_within_two_heartbeats_is_refused():
+    refused = _manage("check", HEARTS_SERVER_HEARTBEAT="10", HEARTS_SERVER_DEAD_AFTER="15")
+    assert refused.returncode != 0
+    assert "HEARTS_SERVER_DEAD_AFTER must be more than twice HEARTS_SERVER_HEARTBEAT" in refused.stderr
+    assert _manage("check", HEARTS_SERVER_HEARTBEAT="10", HEARTS_SERVER_DEAD_AFTER="25").returncode == 0

@@ -64,31 +64,45 @@ def test_a_silent_table_gets_its_passes_made_by_the_cpu_when_the_turn_time_runs_
 
 def test_a_stale_timer_after_human_moves_appends_nothing(worker):
     people, seats = _humans(4)
-    game = game_create(creator=people[0], turn_seconds=30, seats=seats)
+    game = game_create(creator=people[0], turn_seconds=60, seats=seats)  # 60 s x 0.05 = 3 s to pass
+    created = time.monotonic()
     from tournaments import eventstore
 
+    time.sleep(2.0)
     for seat, player in enumerate(people):
         view = eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda s, seat=seat: s.view(seat))
-        command = {"type": "pass", "cards": view["hand"][:3]}
-        game_execute_command(game_id=game.pk, player=player, command=command)
-    time.sleep(2.5)  # the passing timer (1.5 s) has fired by now, and found the turn over
-    assert not GameEvent.objects.filter(game=game, type="CardsPassed", cause=GameEvent.Cause.TIMER).exists()
-    plays = GameEvent.objects.filter(game=game, type="CardPlayed")
-    assert plays.count() <= 2 and set(plays.values_list("seq", flat=True)) == set(
-        plays.values_list("seq", flat=True).distinct())
+        game_execute_command(game_id=game.pk, player=player, command={"type": "pass", "cards": view["hand"][:3]})
+    passed_at = Game.objects.get(pk=game.pk).seq
+    # The passing timer fires at 3 s and finds its turn over; the first play's timer is due at 5 s.
+    time.sleep(max(0.0, created + 4.0 - time.monotonic()))
+    assert Game.objects.get(pk=game.pk).seq == passed_at, "the stale passing timer appended something"
+    assert not GameEvent.objects.filter(game=game, cause=GameEvent.Cause.TIMER).exists()
+    wait_for(lambda: GameEvent.objects.filter(game=game, type="CardPlayed").exists(), timeout=20)
+    assert time.monotonic() - created >= 4.8, "the first play's timer ran its full turn time"
+    assert GameEvent.objects.get(game=game, type="CardPlayed").cause == GameEvent.Cause.TIMER
 
 
 def test_a_disconnected_seat_goes_to_the_cpu_after_the_grace_period_and_comes_back(worker):
     human = PlayerFactory()
     game = game_create(creator=human, device_id="the-phone-0123456789",
                        seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
-    presence.seat_connected(game_id=game.pk, seat=0, device_id="the-phone-0123456789")
-    presence.seat_disconnected(game_id=game.pk, seat=0)
+    presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-1", device_id="the-phone-0123456789")
+    presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="phone-1")
     started = time.monotonic()
     wait_for(lambda: GameSeat.objects.get(game=game, seat=0).away, timeout=20)
     assert time.monotonic() - started >= 0.9
+    assert GameEvent.objects.filter(game=game, type="SeatVacated", actor_seat=0).exists()
     wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed", actor_seat=0,
                                               cause=GameEvent.Cause.CPU).exists(), timeout=20)
-    assert presence.seat_connected(game_id=game.pk, seat=0, device_id="the-phone-0123456789") is True
+    assert presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-2",
+                                   device_id="the-phone-0123456789") is True
     assert not GameSeat.objects.get(game=game, seat=0).away
-    assert GameEvent.objects.filter(game=game, type="SeatReclaimed", actor_seat=0).exists()
+    reclaimed = GameEvent.objects.get(game=game, type="SeatReclaimed", actor_seat=0).seq
+    # The CPUs play on up to the seat's next turn, and then wait for its player.
+    from tournaments import eventstore
+
+    wait_for(lambda: 0 in eventstore.read_engine_game(Game.objects.get(pk=game.pk),
+                                                      lambda s: s.view(0))["to_act"], timeout=20)
+    time.sleep(0.5)
+    assert not GameEvent.objects.filter(game=game, seq__gt=reclaimed, actor_seat=0,
+                                        cause=GameEvent.Cause.CPU).exists()

@@ -32,7 +32,7 @@ class PlayerAdmin(admin.ModelAdmin):
 class GameSeatInline(admin.TabularInline):
     model = GameSeat
     extra = 0
-    fields = ["seat", "player", "away", "away_since", "connections", "joined_at"]
+    fields = ["seat", "player", "away", "away_since", "disconnected_since", "joined_at"]
     readonly_fields = fields
     can_delete = False
 

@@ -2,7 +2,7 @@
 ``competitions`` (leagues' seasons, tournaments, rounds and tables)."""
 
 from tournaments.models.competitions import Registration, Round, Season, Table, TableResult, Tournament
-from tournaments.models.core import Club, Game, GameEvent, GameSeat, League, Player
+from tournaments.models.core import Club, Game, GameEvent, GameSeat, League, Player, SeatConnection, ServerHeartbeat
 
-__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player",
-           "Registration", "Round", "Season", "Table", "TableResult", "Tournament"]
+__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player", "Registration", "Round", "Season",
+           "SeatConnection", "ServerHeartbeat", "Table", "TableResult", "Tournament"]

@@ -139,7 +139,6 @@ class GameSeat(models.Model):
     device_token_hash = models.CharField(max_length=64, blank=True)
     away = models.BooleanField(default=False)
     away_since = models.DateTimeField(null=True, blank=True)
-    connections = models.PositiveSmallIntegerField(default=0, help_text="open WebSockets of the player")
     disconnected_since = models.DateTimeField(null=True, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
 
@@ -155,6 +154,32 @@ class GameSeat(models.Model):
     @property
     def played_by_cpu(self) -> bool:
         return self.player is not None and (self.player.is_cpu or self.away)
+
+
+class SeatConnection(models.Model):
+    """One open WebSocket of a seated player, and the server process that holds it.
+
+    Rows, not a counter: when a process dies without closing its sockets, its rows are the
+    ones the sweeper drops once the process stops sending heartbeats (``ServerHeartbeat``).
+    """
+
+    seat = models.ForeignKey(GameSeat, on_delete=models.CASCADE, related_name="open_connections")
+    connection_id = models.CharField(max_length=32, unique=True)
+    server = models.CharField(max_length=100, db_index=True)
+    opened_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.seat} on {self.server}"
+
+
+class ServerHeartbeat(models.Model):
+    """The last time a server process holding seated connections said it was alive."""
+
+    server = models.CharField(max_length=100, primary_key=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.server} at {self.seen_at:%H:%M:%S}"
 
 
 class GameEventQuerySet(models.QuerySet):

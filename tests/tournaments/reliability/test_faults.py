@@ -337,10 +337,10 @@ def _raise_dropped():
 # --- 4. two Daphne processes serve one game -------------------------------------------------------
 
 
-def _start_daphne(port: int, log_path) -> subprocess.Popen:
+def _start_daphne(port: int, log_path, **extra_env) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "hearts_league.asgi:application"],
-        cwd=ROOT, env=process_env(CELERY_EMBEDDED_WORKER="false"), stdout=log_path.open("w"),
+        cwd=ROOT, env=process_env(CELERY_EMBEDDED_WORKER="false", **extra_env), stdout=log_path.open("w"),
         stderr=subprocess.STDOUT)
 
 
@@ -408,3 +408,63 @@ async def _play_over_two_servers(game_id, ports, tickets, commands):
     for socket in sockets:
         await socket.close()
     return states[0]["seq"]
+
+
+# --- 5. a Daphne process killed while a player is seated -------------------------------------------
+
+
+def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_the_player_gets_it_back(
+        settings, tmp_path):
+    from tournaments.models import GameSeat, ServerHeartbeat
+    from tournaments.services import turns
+
+    # the sweeper runs here; its away check goes to the worker
+    settings.HEARTS_SERVER_DEAD_AFTER, settings.HEARTS_AWAY_GRACE = 2.0, 0.5
+    worker = start_worker(tmp_path / "worker.log", HEARTS_CPU_DELAY="0.02")
+    server_env = {"HEARTS_SERVER_HEARTBEAT": "0.5", "HEARTS_SERVER_DEAD_AFTER": "2", "HEARTS_CPU_DELAY": "0.02"}
+    doomed_port, other_port = free_port(), free_port()
+    doomed = _start_daphne(doomed_port, tmp_path / "doomed.log", **server_env)
+    other = None
+    client_loop = asyncio.new_event_loop()  # kept running-ready: its sockets stay open until the end
+    try:
+        wait_for(lambda: _http_ok(doomed_port), timeout=40, what="daphne")
+        human = PlayerFactory()
+        game = game_create(creator=human, device_id="phone-of-the-human-42",
+                           seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+        ticket = ws_ticket_issue(user_id=human.user_id, game_id=game.pk)
+        client_loop.run_until_complete(_connect_and_wait(doomed_port, game.pk, ticket, "phone-of-the-human-42"))
+        wait_for(lambda: ServerHeartbeat.objects.exists(), timeout=10, what="the server's heartbeat")
+        doomed.send_signal(signal.SIGKILL)  # its socket to the player is never closed
+        doomed.wait(10)
+        assert not GameSeat.objects.get(game=game, seat=0).away
+
+        def swept_and_away():
+            turns.sweep_stalled_games()
+            return GameSeat.objects.get(game=game, seat=0).away
+
+        wait_for(swept_and_away, timeout=30, every=0.5, what="the seat to go to the CPU")
+        wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed", actor_seat=0,
+                                                  cause=GameEvent.Cause.CPU).exists(), timeout=20)
+        assert GameEvent.objects.filter(game=game, type="SeatVacated", actor_seat=0).exists()
+
+        other = _start_daphne(other_port, tmp_path / "other.log", **server_env)
+        wait_for(lambda: _http_ok(other_port), timeout=40, what="the second daphne")
+        ticket = ws_ticket_issue(user_id=human.user_id, game_id=game.pk)
+        back = client_loop.run_until_complete(_connect_and_wait(other_port, game.pk, ticket, "phone-of-the-human-42"))
+        assert not GameSeat.objects.get(game=game, seat=0).away
+        assert GameEvent.objects.filter(game=game, type="SeatReclaimed", actor_seat=0).exists()
+        client_loop.run_until_complete(back.close())
+    finally:
+        client_loop.close()
+        for process in (doomed, other, worker):
+            if process is not None and process.poll() is None:
+                stop(process)
+    assert_log_is_whole(game.pk)
+
+
+async def _connect_and_wait(port, game_id, ticket, device_id):
+    """Connect as the seated player from ``device_id`` and stay until the first state arrives."""
+    socket = await WebSocket.connect(port, f"/ws/games/{game_id}/?ticket={ticket}&after=0&device_id={device_id}")
+    while (await socket.receive_json(timeout=15))["type"] != "state":
+        pass
+    return socket

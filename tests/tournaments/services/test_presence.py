@@ -1,0 +1,87 @@
+"""Connections of server processes that died: the sweeper drops them, so a seat whose player
+left never stays held by a socket nobody will close."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import PlayerFactory
+from tournaments.models import GameSeat, SeatConnection, ServerHeartbeat
+from tournaments.services import presence, turns
+from tournaments.services.games import SeatSpec, game_create
+
+pytestmark = pytest.mark.django_db
+
+
+def _table_of_two_humans(scheduler):
+    people = [PlayerFactory(), PlayerFactory()]
+    with scheduler.capture(execute=True):
+        game = game_create(creator=people[0], device_id="phone-0-123456789",
+                           seats=[SeatSpec("me"), SeatSpec("player", player_id=people[1].pk)]
+                           + [SeatSpec("cpu", bot="rule")] * 2)
+    return game
+
+
+def _connect_on(server, game, seat, connection_id, *, opened_ago, monkeypatch):
+    monkeypatch.setattr(presence, "server_id", lambda: server)
+    presence.seat_connected(game_id=game.pk, seat=seat, connection_id=connection_id)
+    SeatConnection.objects.filter(connection_id=connection_id).update(opened_at=timezone.now() - opened_ago)
+
+
+def test_a_dead_servers_connections_are_dropped_and_the_seat_goes_to_the_cpu(scheduler, monkeypatch):
+    game = _table_of_two_humans(scheduler)
+    minute = timedelta(seconds=60)
+    _connect_on("crashed", game, 0, "c-crashed", opened_ago=minute, monkeypatch=monkeypatch)
+    _connect_on("alive", game, 1, "c-alive", opened_ago=minute, monkeypatch=monkeypatch)
+    ServerHeartbeat.objects.create(server="crashed", seen_at=timezone.now() - minute)
+    ServerHeartbeat.objects.create(server="alive", seen_at=timezone.now())
+
+    with scheduler.capture(execute=True):
+        turns.sweep_stalled_games()
+
+    assert list(SeatConnection.objects.values_list("connection_id", flat=True)) == ["c-alive"]
+    assert [(game_id, seat) for game_id, seat, _ in scheduler.away_checks] == [(game.pk, 0)]
+    assert not ServerHeartbeat.objects.filter(server="crashed").exists(), "a dead server holding nothing is forgotten"
+    _, _, since = scheduler.away_checks[0]
+    with scheduler.capture(execute=True):
+        assert presence.seat_vacate_if_still_gone(game_id=game.pk, seat=0, since=since) is True
+    assert GameSeat.objects.get(game=game, seat=0).away
+    assert not GameSeat.objects.get(game=game, seat=1).away
+    assert game.events.filter(type="SeatVacated", actor_seat=0).exists()
+
+
+def test_a_seat_with_another_connection_on_a_live_server_keeps_its_player(scheduler, monkeypatch):
+    game = _table_of_two_humans(scheduler)
+    minute = timedelta(seconds=60)
+    _connect_on("crashed", game, 0, "c-old-tab", opened_ago=minute, monkeypatch=monkeypatch)
+    _connect_on("alive", game, 0, "c-new-tab", opened_ago=minute, monkeypatch=monkeypatch)
+    ServerHeartbeat.objects.create(server="alive", seen_at=timezone.now())
+
+    with scheduler.capture(execute=True):
+        turns.sweep_stalled_games()
+
+    assert list(SeatConnection.objects.values_list("connection_id", flat=True)) == ["c-new-tab"]
+    assert scheduler.away_checks == []
+
+
+def test_a_connection_younger_than_its_servers_first_heartbeat_is_kept(scheduler, monkeypatch):
+    game = _table_of_two_humans(scheduler)
+    _connect_on("just-started", game, 0, "c-new", opened_ago=timedelta(seconds=1), monkeypatch=monkeypatch)
+
+    with scheduler.capture(execute=True):
+        assert presence.drop_connections_of_dead_servers() == 0
+
+    assert SeatConnection.objects.filter(connection_id="c-new").exists()
+    assert scheduler.away_checks == []
+
+
+def test_the_last_of_two_connections_closing_starts_the_grace_period(scheduler):
+    game = _table_of_two_humans(scheduler)
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone")
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="laptop")
+        assert presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="phone") is None
+        since = presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="laptop")
+    assert since is not None
+    assert scheduler.away_checks == [(game.pk, 0, since)]
