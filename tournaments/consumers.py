@@ -42,6 +42,13 @@ def _shows_state(game: Game, rows: list) -> bool:
     return bool(rows) and game.status != Game.Status.WAITING
 
 
+class _AfterBeyondGame(Exception):
+    """The client says it has seen events the game does not have (``seq`` is the game's)."""
+
+    def __init__(self, seq: int):
+        self.seq = seq
+
+
 class TokenBucket:
     """``rate`` frames per second with bursts of ``burst``."""
 
@@ -192,7 +199,15 @@ class GameConsumer(AsyncWebsocketConsumer):
             start = after if restart else max(after, self.sent_seq)
             ready = self._frames_in_memory(start, at_least) if at_least is not None else None
             if ready is None:
-                ready = await database_sync_to_async(self._frames_after)(start, at_least)
+                try:
+                    ready = await database_sync_to_async(self._frames_after)(start, at_least)
+                except _AfterBeyondGame as beyond:
+                    # Going on from a seq the game has not reached would skip every event up
+                    # to it: go on from the game's seq and tell the client.
+                    self.sent_seq = beyond.seq
+                    await self.error("after_beyond_game", f"The game is at seq {beyond.seq}; there is "
+                                     f"nothing after {start}. Resume from a seq you have received.")
+                    return
             frames, seq = ready
             for frame in frames:
                 await self.send_json(frame)
@@ -213,7 +228,9 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int]:
         game = feed.game(self.game_id, at_least)
-        if game.seq <= after:
+        if game.seq < after:
+            raise _AfterBeyondGame(game.seq)
+        if game.seq == after:
             return [], after
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         view = None

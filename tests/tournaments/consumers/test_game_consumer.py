@@ -1,5 +1,6 @@
 """The live table over WebSockets (WebsocketCommunicator against the real ASGI app)."""
 
+import asyncio
 import json
 
 import pytest
@@ -175,10 +176,11 @@ async def test_players_and_spectators_only_receive_what_they_may_see():
 async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
     game, people, _ = await database_sync_to_async(seated_table)(rules={"passing": "off"})
     sockets = [(await connect(game, p, after=0))[0] for p in people]
-    frames = await frames_until(sockets[0], lambda f: f["type"] == "state")
-    leader = frames[-1]["state"]["to_act"][0]
+    caught_up = [await drain(communicator) for communicator in sockets]
+    state = [f for f in caught_up[0] if f["type"] == "state"][-1]
+    leader = state["state"]["to_act"][0]
     other = (leader + 1) % 4
-    seq = frames[-1]["seq"]
+    seq = state["seq"]
     await sockets[other].send_to(text_data=json.dumps({"type": "play", "card": "2C", "command_id": "x1"}))
     replies = await frames_until(sockets[other], lambda f: f["type"] == "error")
     assert replies[-1]["code"] in {"not_your_turn", "card_not_in_hand"}
@@ -187,6 +189,13 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
     await sockets[leader].send_to(text_data=json.dumps({"type": "play", "card": "2C", "expected_seq": 1}))
     stale = await frames_until(sockets[leader], lambda f: f["type"] == "error")
     assert stale[-1]["code"] == "stale_state"
+    for seat, communicator in enumerate(sockets):
+        assert [f["type"] for f in await drain(communicator)] == [], f"seat {seat} was sent something"
+    await sockets[leader].send_to(text_data=json.dumps({"type": "play", "card": "2C", "expected_seq": seq}))
+    for communicator in sockets:
+        played = await frames_until(communicator, lambda f: f["type"] == "state")
+        assert [f["event"]["type"] for f in played if f["type"] == "event"] == ["CardPlayed"]
+        assert played[-1]["seq"] == seq + 1, "the refused moves left the game as it was"
     for communicator in sockets:
         await communicator.disconnect()
 
@@ -240,6 +249,75 @@ async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_si
     _, connected, code = await connect(game, people[0], ticket=ticket)
     assert not connected and code == 4401
     await first.disconnect()
+
+
+async def test_a_ticket_for_another_game_or_a_foreign_origin_is_refused():
+    game, people, _ = await database_sync_to_async(seated_table)()
+    other, _, _ = await database_sync_to_async(seated_table)()
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=other.pk)
+    _, connected, code = await connect(game, people[0], ticket=ticket)
+    assert not connected and code == 4401
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
+    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?ticket={ticket}",
+                                         headers=[(b"origin", b"https://evil.example"), (b"host", b"localhost")])
+    connected, _ = await communicator.connect(timeout=5)
+    assert not connected
+
+
+async def test_resuming_past_the_games_last_event_is_refused_and_live_play_goes_on():
+    game, people, clients = await database_sync_to_async(seated_table)()
+    communicator, connected, _ = await connect(game, people[0], after=9999)
+    assert connected
+    refused = await frames_until(communicator, lambda f: f["type"] == "error")
+    assert refused[-1]["code"] == "after_beyond_game" and refused[-1]["seq"] == game.seq
+    await communicator.send_to(text_data=json.dumps({"type": "resume", "after": game.seq + 5}))
+    assert (await frames_until(communicator, lambda f: f["type"] == "error"))[-1]["code"] == "after_beyond_game"
+
+    def seat_one_passes():
+        view = clients[1].get(f"/api/games/{game.pk}/").json()["state"]
+        clients[1].post(f"/api/games/{game.pk}/commands/", next_command(view), format="json")
+
+    await database_sync_to_async(seat_one_passes)()
+    frames = await frames_until(communicator, lambda f: f["type"] == "state")
+    assert [f["seq"] for f in frames if f["type"] == "event"] == [game.seq + 1]
+    await communicator.disconnect()
+
+
+async def test_closing_the_last_socket_hands_the_seat_to_the_cpu_and_the_same_device_takes_it_back(scheduler):
+    from tournaments.models import GameSeat, SeatConnection, ServerHeartbeat
+    from tournaments.services import presence
+
+    game, people, _ = await database_sync_to_async(seated_table)(device_id="phone-of-seat-0-1234")
+    connections = database_sync_to_async(lambda: SeatConnection.objects.filter(seat__game=game, seat__seat=0).count())
+    phone, connected, _ = await connect(game, people[0], device_id="phone-of-seat-0-1234")
+    assert connected
+    await frames_until(phone, lambda f: f["type"] == "hello")
+    assert await connections() == 1
+    heartbeat = database_sync_to_async(lambda: ServerHeartbeat.objects.filter(server=presence.server_id()).exists())
+    for _ in range(50):
+        if await heartbeat():
+            break
+        await asyncio.sleep(0.05)
+    assert await heartbeat(), "a server holding a seated connection records its heartbeat"
+
+    await phone.disconnect()
+    assert await connections() == 0
+    [(game_id, seat, since)] = scheduler.away_checks
+    assert (game_id, seat) == (game.pk, 0)
+    assert await database_sync_to_async(presence.seat_vacate_if_still_gone)(game_id=game.pk, seat=0, since=since)
+    away = database_sync_to_async(lambda: GameSeat.objects.get(game=game, seat=0).away)
+    assert await away()
+
+    laptop, _, _ = await connect(game, people[0], device_id="someone-elses-laptop")
+    await frames_until(laptop, lambda f: f["type"] == "state")
+    assert await away(), "another device does not take the seat back"
+    await laptop.disconnect()
+    phone, _, _ = await connect(game, people[0], after=0, device_id="phone-of-seat-0-1234")
+    frames = await frames_until(phone, lambda f: f["type"] == "state")
+    assert not await away()
+    types = [f["event"]["type"] for f in frames if f["type"] == "event"]
+    assert types.index("SeatVacated") < types.index("SeatReclaimed")
+    await phone.disconnect()
 
 
 async def test_a_ticket_from_the_rest_api_opens_the_socket_as_a_spectator():
