@@ -13,12 +13,14 @@ class RecordingScheduler:
     def __init__(self, capture):
         self.capture = capture
         self.pending: list[tuple] = []
+        self.delays: list[float] = []
         self.timers: list[tuple] = []
         self.away_checks: list[tuple] = []
         self.finished: list[int] = []
 
     def cpu_move(self, game_id, seq, delay):
         self.pending.append((game_id, seq))
+        self.delays.append(delay)
 
     def turn_timer(self, game_id, deadline):
         self.timers.append((game_id, deadline))

@@ -130,6 +130,32 @@ def test_the_sweeper_makes_moves_whose_timers_were_lost(scheduler, settings):
     assert game.events.filter(cause=GameEvent.Cause.TIMER).count() >= 1
 
 
+def test_the_sweeper_leaves_a_turn_just_past_its_deadline_to_its_own_timer(scheduler, settings):
+    settings.HEARTS_SWEEP_GRACE = 5.0
+    people = [PlayerFactory() for _ in range(4)]
+    with scheduler.capture(execute=True):
+        game = game_create(creator=people[0], turn_seconds=30, rules={"passing": "off"},
+                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=2))
+    seq = Game.objects.get(pk=game.pk).seq
+    with scheduler.capture(execute=True):
+        assert turns.sweep_stalled_games() == 0
+    assert Game.objects.get(pk=game.pk).seq == seq
+
+
+def test_cpu_moves_wait_the_configured_delay_so_people_can_follow(scheduler, settings, monkeypatch):
+    settings.HEARTS_CPU_DELAY = 0.25
+    with scheduler.capture(execute=True):
+        game = game_create(creator=PlayerFactory(), seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+    assert scheduler.pending and set(scheduler.delays) == {0.25}
+    from tournaments import live, tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.cpu_move, "apply_async", lambda **kwargs: sent.append(kwargs))
+    live.CeleryScheduler().cpu_move(game.pk, 7, settings.HEARTS_CPU_DELAY)
+    assert sent == [{"args": [game.pk, 7], "countdown": 0.25}]
+
+
 def test_a_disconnected_player_gets_a_cpu_after_the_grace_period_and_the_seat_back_later(scheduler):
     human = PlayerFactory()
     with scheduler.capture(execute=True):
