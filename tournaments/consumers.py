@@ -96,9 +96,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(live.group_name(self.game_id), self.channel_name)
         await self.accept()
         if self.seat is not None:
-            await database_sync_to_async(presence.seat_connected)(
-                game_id=self.game_id, seat=self.seat, connection_id=self.connection_id, device_id=self.device_id)
-            live.keep_server_alive()
+            live.connection_opened(self.connection_id, self.game_id, self.seat, self.player.pk)
+            try:
+                await database_sync_to_async(presence.seat_connected)(
+                    game_id=self.game_id, seat=self.seat, connection_id=self.connection_id,
+                    device_id=self.device_id)
+            except BaseException:
+                live.connection_closed(self.connection_id)
+                raise
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
@@ -118,8 +123,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             return  # refused before accept
         await self.channel_layer.group_discard(live.group_name(self.game_id), self.channel_name)
         if self.seat is not None:
+            live.connection_closed(self.connection_id)
             await database_sync_to_async(presence.seat_disconnected)(
-                game_id=self.game_id, seat=self.seat, connection_id=self.connection_id)
+                game_id=self.game_id, seat=self.seat, player_id=self.player.pk, connection_id=self.connection_id)
 
     # --- incoming frames ---------------------------------------------------------------------
 

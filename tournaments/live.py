@@ -66,34 +66,46 @@ def notify(game_id: int, seq: int) -> None:
 
 # --- this server's heartbeat -------------------------------------------------------------------
 
-_heartbeat_loop: asyncio.AbstractEventLoop | None = None
+# The seated connections this process holds: connection id -> (game id, seat, player id).
+# Touched only on the server's event loop.
+_open_connections: dict[str, tuple[int, int, int]] = {}
+_heartbeat: tuple[asyncio.AbstractEventLoop, asyncio.Task | None] | None = None
 
 
-def keep_server_alive() -> None:
-    """Called on the server's loop when a seated player connects: from then on this process
-    records a heartbeat now and every HEARTS_SERVER_HEARTBEAT seconds, by which the sweeper
-    tells its connections from those of a process that died (``presence``)."""
-    global _heartbeat_loop
+def connection_opened(connection_id: str, game_id: int, seat: int, player_id: int) -> None:
+    """A seated connection is about to be recorded (``presence.seat_connected``): from now on
+    this process's heartbeats hold it, every HEARTS_SERVER_HEARTBEAT seconds, so that the
+    sweeper tells its connections from those of a process that died."""
+    global _heartbeat
+    _open_connections[connection_id] = (game_id, seat, player_id)
     loop = asyncio.get_running_loop()
-    if _heartbeat_loop is not loop:
-        _heartbeat_loop = loop
+    if _heartbeat is None or _heartbeat[0] is not loop:
+        _heartbeat = (loop, None)
         _beat(loop)
 
 
+def connection_closed(connection_id: str) -> None:
+    """The connection is gone (before ``presence.seat_disconnected`` records it)."""
+    _open_connections.pop(connection_id, None)
+
+
 def _beat(loop: asyncio.AbstractEventLoop) -> None:
-    if _heartbeat_loop is not loop:
+    global _heartbeat
+    if _heartbeat is None or _heartbeat[0] is not loop:
         return  # superseded by another loop (tests run each on a loop of its own)
-    loop.create_task(_record_heartbeat())
+    previous = _heartbeat[1]
+    if previous is None or previous.done():  # a write still waiting on the database is not doubled
+        _heartbeat = (loop, loop.create_task(_record_heartbeat(dict(_open_connections))))
     loop.call_later(settings.HEARTS_SERVER_HEARTBEAT, _beat, loop)
 
 
-async def _record_heartbeat() -> None:
+async def _record_heartbeat(open_connections: dict) -> None:
     from channels.db import database_sync_to_async
 
     from tournaments.services import presence
 
     try:
-        await database_sync_to_async(presence.server_alive)()
+        await database_sync_to_async(presence.server_alive)(open_connections)
     except Exception:  # the next beat tries again; only a long run of failures drops connections
         log.exception("could not record this server's heartbeat")
 

@@ -87,7 +87,7 @@ def test_a_disconnected_seat_goes_to_the_cpu_after_the_grace_period_and_comes_ba
     game = game_create(creator=human, device_id="the-phone-0123456789",
                        seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
     presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-1", device_id="the-phone-0123456789")
-    presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="phone-1")
+    presence.seat_disconnected(game_id=game.pk, seat=0, player_id=human.pk, connection_id="phone-1")
     started = time.monotonic()
     wait_for(lambda: GameSeat.objects.get(game=game, seat=0).away, timeout=20)
     assert time.monotonic() - started >= 0.9

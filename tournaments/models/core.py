@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Now
 
 
 class Club(models.Model):
@@ -164,9 +165,11 @@ class SeatConnection(models.Model):
     """
 
     seat = models.ForeignKey(GameSeat, on_delete=models.CASCADE, related_name="open_connections")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+",
+                               help_text="who sat there when it opened: a seat can change hands before the start")
     connection_id = models.CharField(max_length=32, unique=True)
     server = models.CharField(max_length=100, db_index=True)
-    opened_at = models.DateTimeField(auto_now_add=True)
+    opened_at = models.DateTimeField(db_default=Now(), help_text="the database's clock, as heartbeats")
 
     def __str__(self):
         return f"{self.seat} on {self.server}"
@@ -176,7 +179,7 @@ class ServerHeartbeat(models.Model):
     """The last time a server process holding seated connections said it was alive."""
 
     server = models.CharField(max_length=100, primary_key=True)
-    seen_at = models.DateTimeField()
+    seen_at = models.DateTimeField(help_text="the database's clock: servers' clocks may disagree")
 
     def __str__(self):
         return f"{self.server} at {self.seen_at:%H:%M:%S}"

@@ -131,8 +131,8 @@ def game_run_finished_hooks(*, game_id: int) -> None:
 
 def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
     """Make the moves that lost timers would have made (a crashed worker, a lost message), drop
-    the connections of server processes that died, and run the finished-game hooks of games
-    whose ``game_finished`` task was lost."""
+    the connections of server processes that died and hand on seats whose away check was lost,
+    and run the finished-game hooks of games whose ``game_finished`` task was lost."""
     grace = timedelta(seconds=settings.HEARTS_SWEEP_GRACE if grace_seconds is None else grace_seconds)
     cutoff = timezone.now() - grace
     moved = 0
@@ -144,11 +144,11 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
         moved += int(game_cpu_move(game_id=game_id, seq=seq))
     if moved:
         log.warning("sweeper made %s overdue move(s)", moved)
-    from tournaments.services.presence import drop_connections_of_dead_servers
+    from tournaments.services.presence import sweep_presence
 
-    dropped = drop_connections_of_dead_servers()
-    if dropped:
-        log.warning("sweeper dropped %s connection(s) of server processes that stopped", dropped)
+    if handled := sweep_presence():
+        log.warning("sweeper dropped connections of stopped server processes or handed on seats whose "
+                    "away check was lost (%s)", handled)
     unfinished_followups = Game.objects.filter(status=Game.Status.FINISHED, followups_done_at__isnull=True,
                                                finished_at__lt=cutoff).values_list("pk", flat=True)
     for game_id in unfinished_followups[:50]:

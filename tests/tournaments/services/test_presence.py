@@ -1,5 +1,5 @@
-"""Connections of server processes that died: the sweeper drops them, so a seat whose player
-left never stays held by a socket nobody will close."""
+"""Open connections and the sweeper: a seat whose player left is never held by a socket nobody
+will close (a server process that died), nor left unhanded when its away check was lost."""
 
 from datetime import timedelta
 
@@ -70,7 +70,7 @@ def test_a_connection_younger_than_its_servers_first_heartbeat_is_kept(scheduler
     _connect_on("just-started", game, 0, "c-new", opened_ago=timedelta(seconds=1), monkeypatch=monkeypatch)
 
     with scheduler.capture(execute=True):
-        assert presence.drop_connections_of_dead_servers() == 0
+        assert presence.sweep_presence() == 0
 
     assert SeatConnection.objects.filter(connection_id="c-new").exists()
     assert scheduler.away_checks == []
@@ -78,10 +78,51 @@ def test_a_connection_younger_than_its_servers_first_heartbeat_is_kept(scheduler
 
 def test_the_last_of_two_connections_closing_starts_the_grace_period(scheduler):
     game = _table_of_two_humans(scheduler)
+    owner = GameSeat.objects.get(game=game, seat=0).player_id
     with scheduler.capture(execute=True):
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone")
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="laptop")
-        assert presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="phone") is None
-        since = presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="laptop")
+        assert presence.seat_disconnected(game_id=game.pk, seat=0, player_id=owner, connection_id="phone") is None
+        since = presence.seat_disconnected(game_id=game.pk, seat=0, player_id=owner, connection_id="laptop")
     assert since is not None
     assert scheduler.away_checks == [(game.pk, 0, since)]
+
+
+def test_a_heartbeat_writes_back_the_rows_of_its_open_sockets_and_drops_the_rest(scheduler):
+    game = _table_of_two_humans(scheduler)
+    seats = {row.seat: row.player_id for row in GameSeat.objects.filter(game=game)}
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="still-open")
+        presence.seat_connected(game_id=game.pk, seat=1, connection_id="closed-unrecorded")
+        SeatConnection.objects.filter(connection_id="still-open").delete()  # taken for dead during a stall
+        presence.server_alive({"still-open": (game.pk, 0, seats[0])})
+    assert set(SeatConnection.objects.values_list("connection_id", flat=True)) == {"still-open"}
+    assert ServerHeartbeat.objects.filter(server=presence.server_id()).exists()
+    assert [(game_id, seat) for game_id, seat, _ in scheduler.away_checks] == [(game.pk, 1)]
+
+
+def test_the_sweeper_hands_on_a_seat_whose_away_check_was_lost(scheduler, settings):
+    settings.HEARTS_AWAY_GRACE, settings.HEARTS_SWEEP_GRACE = 30.0, 5.0
+    game = _table_of_two_humans(scheduler)
+    owner = GameSeat.objects.get(game=game, seat=0).player_id
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="c1")
+        presence.seat_disconnected(game_id=game.pk, seat=0, player_id=owner, connection_id="c1")
+        assert presence.sweep_presence() == 0, "within its grace the seat stays its player's"
+    GameSeat.objects.filter(game=game, seat=0).update(disconnected_since=timezone.now() - timedelta(seconds=36))
+    with scheduler.capture(execute=True):
+        assert presence.sweep_presence() == 1
+    assert GameSeat.objects.get(game=game, seat=0).away
+    assert game.events.filter(type="SeatVacated", actor_seat=0).exists()
+
+
+def test_a_former_occupants_socket_closing_does_not_start_the_new_occupants_grace(scheduler):
+    game = _table_of_two_humans(scheduler)
+    former = GameSeat.objects.get(game=game, seat=0).player_id
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="former")
+    GameSeat.objects.filter(game=game, seat=0).update(player=PlayerFactory())
+    with scheduler.capture(execute=True):
+        assert presence.seat_disconnected(game_id=game.pk, seat=0, player_id=former, connection_id="former") is None
+    assert scheduler.away_checks == []
+    assert not SeatConnection.objects.exists()

@@ -162,7 +162,7 @@ def test_a_disconnected_player_gets_a_cpu_after_the_grace_period_and_the_seat_ba
         game = game_create(creator=human, device_id="phone-of-the-human-123",
                            seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="c1", device_id="phone-of-the-human-123")
-        since = presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="c1")
+        since = presence.seat_disconnected(game_id=game.pk, seat=0, player_id=human.pk, connection_id="c1")
     assert scheduler.away_checks == [(game.pk, 0, since)]
     with scheduler.capture(execute=True):
         assert presence.seat_vacate_if_still_gone(game_id=game.pk, seat=0, since=since) is True
@@ -185,7 +185,7 @@ def test_a_player_who_comes_back_within_the_grace_period_keeps_the_seat(schedule
     with scheduler.capture(execute=True):
         game = game_create(creator=human, seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="c1")
-        since = presence.seat_disconnected(game_id=game.pk, seat=0, connection_id="c1")
+        since = presence.seat_disconnected(game_id=game.pk, seat=0, player_id=human.pk, connection_id="c1")
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="c2")
         assert presence.seat_vacate_if_still_gone(game_id=game.pk, seat=0, since=since) is False
     assert not GameSeat.objects.get(game=game, seat=0).away
