@@ -299,6 +299,8 @@ def main() -> int:
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         print(f"play sent -> every other seat received it: p50 {p50:.0f} ms, p99 {p99:.0f} ms, "
               f"max {latencies[-1]:.0f} ms (n={len(latencies)})")
+        if len(latencies) < len(recorder.sent):
+            print(f"{len(recorder.sent) - len(latencies)} play(s) sent were not received by all three other seats")
         if args.tables >= TARGET_TABLES:
             met = rate >= TARGET_PLAYS_PER_SECOND and p99 < TARGET_P99_MS and not recorder.unfinished
             print(f"target ({TARGET_TABLES} tables, at least {TARGET_PLAYS_PER_SECOND} plays/s with p99 under "

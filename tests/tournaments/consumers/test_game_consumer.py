@@ -86,6 +86,7 @@ async def test_four_clients_play_a_whole_game_over_websockets(settings):
                                                           "command_id": f"{seat}-{seen_seq[seat]}"}))
         for s, communicator in enumerate(sockets):
             frames = await frames_until(communicator, lambda f: f["type"] == "state")
+            assert all(isinstance(f["seq"], int) for f in frames), "every frame (acks too) carries the seq"
             events = [f for f in frames if f["type"] == "event"]
             assert [f["seq"] for f in events] == list(range(seen_seq[s] + 1, seen_seq[s] + 1 + len(events)))
             seen_seq[s] = frames[-1]["seq"]
@@ -215,7 +216,7 @@ async def test_malformed_frames_get_an_error_frame(raw, code):
     await frames_until(communicator, lambda f: f["type"] == "hello")
     await communicator.send_to(text_data=raw)
     frames = await frames_until(communicator, lambda f: f["type"] == "error")
-    assert frames[-1]["code"] == code
+    assert frames[-1]["code"] == code and frames[-1]["seq"] == game.seq  # the last seq it was sent
     await communicator.send_to(text_data=json.dumps({"type": "ping"}))
     assert (await frames_until(communicator, lambda f: f["type"] == "pong"))[-1]["type"] == "pong"
     await communicator.disconnect()
@@ -249,6 +250,34 @@ async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_si
     _, connected, code = await connect(game, people[0], ticket=ticket)
     assert not connected and code == 4401
     await first.disconnect()
+
+
+async def test_a_browser_session_cookie_opens_the_socket_as_its_player():
+    game, people, _ = await database_sync_to_async(seated_table)()
+
+    def session_cookie():
+        from django.test import Client
+
+        browser = Client()
+        browser.force_login(people[2].user)
+        return browser.cookies["sessionid"].value
+
+    cookie = await database_sync_to_async(session_cookie)()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/games/{game.pk}/?after=0",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"),
+                 (b"cookie", f"sessionid={cookie}".encode())])
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    frames = await frames_until(communicator, lambda f: f["type"] == "state")
+    assert frames[0]["type"] == "hello" and frames[0]["seat"] == 2 and frames[0]["seq"] == game.seq
+    assert len(frames[-1]["state"]["hand"]) == 13
+    await communicator.disconnect()
+    stranger = WebsocketCommunicator(application, f"/ws/games/{game.pk}/",
+                                     headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"),
+                                              (b"cookie", b"sessionid=not-a-session")])
+    connected, code = await stranger.connect(timeout=5)
+    assert not connected and code == 4401
 
 
 async def test_a_ticket_for_another_game_or_a_foreign_origin_is_refused():
