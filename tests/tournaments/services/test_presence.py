@@ -1,12 +1,15 @@
 """Open connections and the sweeper: a seat whose player left is never held by a socket nobody
 will close (a server process that died), nor left unhanded when its away check was lost."""
 
+import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connections
 from django.utils import timezone
 
 from tests.factories import PlayerFactory
+from tests.processes import USING_POSTGRES
 from tournaments.models import GameSeat, SeatConnection, ServerHeartbeat
 from tournaments.services import presence, turns
 from tournaments.services.games import SeatSpec, game_create
@@ -126,3 +129,44 @@ def test_a_former_occupants_socket_closing_does_not_start_the_new_occupants_grac
         assert presence.seat_disconnected(game_id=game.pk, seat=0, player_id=former, connection_id="former") is None
     assert scheduler.away_checks == []
     assert not SeatConnection.objects.exists()
+
+
+@pytest.mark.skipif(not USING_POSTGRES, reason="row locks need PostgreSQL (SQLite locks the whole database)")
+@pytest.mark.django_db(transaction=True)
+def test_reconnect_storms_and_sweeps_on_one_seat_never_deadlock_or_leak_a_row(scheduler):
+    game = _table_of_two_humans(scheduler)
+    owner = GameSeat.objects.get(game=game, seat=0).player_id
+    failures = []
+
+    def reconnecting(tab):
+        try:
+            for attempt in range(25):
+                connection_id = f"{tab}-{attempt}"
+                presence.seat_connected(game_id=game.pk, seat=0, connection_id=connection_id)
+                presence.seat_disconnected(game_id=game.pk, seat=0, player_id=owner, connection_id=connection_id)
+        except Exception as error:  # a deadlock surfaces here as OperationalError
+            failures.append(error)
+        finally:
+            connections.close_all()
+
+    def sweeping():
+        try:
+            for attempt in range(25):
+                SeatConnection.objects.create(seat=GameSeat.objects.get(game=game, seat=0), player_id=owner,
+                                              connection_id=f"dead-{attempt}", server="a-dead-server",
+                                              opened_at=timezone.now() - timedelta(seconds=120))
+                presence.sweep_presence()
+        except Exception as error:
+            failures.append(error)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=reconnecting, args=(tab,)) for tab in ("phone", "laptop", "tablet")]
+    threads.append(threading.Thread(target=sweeping))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert failures == []
+    assert not SeatConnection.objects.exists(), "every closed or dead connection is gone"
+    assert not GameSeat.objects.get(game=game, seat=0).away
