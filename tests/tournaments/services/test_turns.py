@@ -116,14 +116,19 @@ def test_a_redelivered_cpu_task_makes_no_second_move(scheduler):
     assert Game.objects.get(pk=game_id).seq == seq + 1
 
 
-def test_the_sweeper_makes_moves_whose_timers_were_lost(scheduler, settings):
-    settings.HEARTS_TURN_TIME_SCALE = 0.001
+def _timed_table_overdue_by(scheduler, seconds):
+    """A table of four humans with a 30 s turn time whose deadline passed ``seconds`` ago; (game, seq)."""
     people = [PlayerFactory() for _ in range(4)]
     with scheduler.capture(execute=True):
         game = game_create(creator=people[0], turn_seconds=30, rules={"passing": "off"},
                            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
-    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=60))
-    seq = Game.objects.get(pk=game.pk).seq
+    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=seconds))
+    return game, Game.objects.get(pk=game.pk).seq
+
+
+def test_the_sweeper_makes_moves_whose_timers_were_lost(scheduler, settings):
+    settings.HEARTS_TURN_TIME_SCALE = 0.001
+    game, seq = _timed_table_overdue_by(scheduler, 60)
     with scheduler.capture(execute=True):
         assert turns.sweep_stalled_games() == 1
     assert Game.objects.get(pk=game.pk).seq > seq
@@ -132,12 +137,7 @@ def test_the_sweeper_makes_moves_whose_timers_were_lost(scheduler, settings):
 
 def test_the_sweeper_leaves_a_turn_just_past_its_deadline_to_its_own_timer(scheduler, settings):
     settings.HEARTS_SWEEP_GRACE = 5.0
-    people = [PlayerFactory() for _ in range(4)]
-    with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], turn_seconds=30, rules={"passing": "off"},
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
-    Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=2))
-    seq = Game.objects.get(pk=game.pk).seq
+    game, seq = _timed_table_overdue_by(scheduler, 2)
     with scheduler.capture(execute=True):
         assert turns.sweep_stalled_games() == 0
     assert Game.objects.get(pk=game.pk).seq == seq
