@@ -48,7 +48,7 @@ def server_id() -> str:
 def server_alive(open_connections: OpenConnections) -> None:
     """This process's heartbeat: it is alive and holds exactly ``open_connections``. Rows it
     lacks are written again (the sweeper took the process for dead during a long stall, say);
-    rows of sockets it no longer holds are dropped, as if they had just closed."""
+    rows of sockets it no longer holds (older than one beat) are dropped, as if they had just closed."""
     server = server_id()
     with transaction.atomic():
         if not ServerHeartbeat.objects.filter(server=server).update(seen_at=Now()):
@@ -66,9 +66,10 @@ def server_alive(open_connections: OpenConnections) -> None:
             [SeatConnection(seat_id=seats[game_id, seat], player_id=player_id, connection_id=cid, server=server)
              for cid, (game_id, seat, player_id) in missing.items() if (game_id, seat) in seats],
             ignore_conflicts=True)
-    gone = held - set(open_connections)
-    if gone:
-        _drop(SeatConnection.objects.filter(server=server, connection_id__in=gone))
+    # A socket opened after the caller took its snapshot is not in it: spare rows younger than a beat.
+    settled = Now() - timedelta(seconds=settings.HEARTS_SERVER_HEARTBEAT)
+    _drop(SeatConnection.objects.filter(server=server, opened_at__lt=settled)
+          .exclude(connection_id__in=list(open_connections)))
 
 
 @transaction.atomic

@@ -98,10 +98,21 @@ def test_a_heartbeat_writes_back_the_rows_of_its_open_sockets_and_drops_the_rest
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="still-open")
         presence.seat_connected(game_id=game.pk, seat=1, connection_id="closed-unrecorded")
         SeatConnection.objects.filter(connection_id="still-open").delete()  # taken for dead during a stall
+        SeatConnection.objects.filter(connection_id="closed-unrecorded").update(
+            opened_at=timezone.now() - timedelta(seconds=60))
         presence.server_alive({"still-open": (game.pk, 0, seats[0])})
     assert set(SeatConnection.objects.values_list("connection_id", flat=True)) == {"still-open"}
     assert ServerHeartbeat.objects.filter(server=presence.server_id()).exists()
     assert [(game_id, seat) for game_id, seat, _ in scheduler.away_checks] == [(game.pk, 1)]
+
+
+def test_a_heartbeat_spares_a_socket_opened_after_its_snapshot(scheduler):
+    game = _table_of_two_humans(scheduler)
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="just-opened")
+        presence.server_alive({})
+    assert SeatConnection.objects.filter(connection_id="just-opened").exists()
+    assert scheduler.away_checks == []
 
 
 def test_the_sweeper_hands_on_a_seat_whose_away_check_was_lost(scheduler, settings):
