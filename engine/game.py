@@ -73,6 +73,18 @@ class ReplayError(ValueError):
     """An event log that this engine would not have produced."""
 
 
+class _EndsInsideCommand(ReplayError):
+    """The log stops part-way through the events of one command (a replay position).
+
+    ``start`` is the index of the command's first event, ``game`` the game after the whole
+    command (the events it would have produced after the log's end are not trusted)."""
+
+    def __init__(self, start: int, game: Game) -> None:
+        super().__init__(f"the log ends inside the events of command {start}")
+        self.start = start
+        self.game = game
+
+
 class Game:
     """A game of Hearts.  Build one with ``Game.new`` or ``Game.replay``.
 
@@ -161,6 +173,10 @@ class Game:
         items = list(events)
         if not items:
             raise ReplayError("an event log starts with GameStarted")
+        return cls._replay_items(items, deals, deal_pending=True, stop_inside=False)
+
+    @classmethod
+    def _replay_items(cls, items: list, deals, *, deal_pending: bool, stop_inside: bool) -> Game:
         first = items[0] if isinstance(items[0], Event) else event_from_dict(items[0])
         if type(first) is not GameStarted:
             raise ReplayError("an event log starts with GameStarted")
@@ -168,8 +184,34 @@ class Game:
         g = cls(first.rules, first.players, first.seed, planned, _replaying=True)
         g.events.append(first)
         g._next_hand()
-        g._apply_log(items, 1)
+        g._apply_log(items, 1, deal_pending=deal_pending, stop_inside=stop_inside)
         return g
+
+    @classmethod
+    def position(cls, events: Iterable[Event | dict[str, Any]], count: int,
+                 deals: Iterable[Sequence[Iterable[Card | str]]] | None = None) -> Position:
+        """The game as it stood after the first ``count`` events of its log: a replay's step.
+
+        Any ``count`` from 1 to the log's length works, inside a command's events too: after
+        the card that completes a trick and before ``TrickTaken``, the trick lies on the table;
+        after a hand's last ``TrickTaken``, the hand is over but not scored. Nothing is dealt
+        that the log does not hold: before a ``HandDealt`` the position is ``dealing``, with
+        no cards. Every event up to ``count`` is validated as ``replay`` does.
+
+        >>> g = Game.new(Rules(passing="off"), seed=7)
+        >>> log = [e.to_dict() for e in g.events]
+        >>> Game.position(log, 1).view(0)["phase"], Game.position(log, 1).view(0)["hand"]
+        ('dealing', [])
+        """
+        items = list(events)[:count]
+        if count < 1 or not items:
+            raise ReplayError("a position is after at least the GameStarted event")
+        try:
+            return Position(cls._replay_items(items, deals, deal_pending=False, stop_inside=True))
+        except _EndsInsideCommand as inside:
+            before = cls._replay_items(items[: inside.start], deals, deal_pending=False, stop_inside=False)
+            partial = [e if isinstance(e, Event) else event_from_dict(e) for e in items[inside.start:]]
+            return Position(before, partial, inside.game)
 
     def extend(self, events: Iterable[Event | dict[str, Any]]) -> None:
         """Apply the events that follow this game's log, validated as ``replay`` does.
@@ -181,8 +223,14 @@ class Game:
         self._replaying = True
         self._apply_log(list(events), 0)
 
-    def _apply_log(self, items: list[Event | dict[str, Any]], i: int) -> None:
-        """Re-execute the logged commands ``items[i:]``, checking every event they produce."""
+    def _apply_log(self, items: list[Event | dict[str, Any]], i: int, *, deal_pending: bool = True,
+                   stop_inside: bool = False) -> None:
+        """Re-execute the logged commands ``items[i:]``, checking every event they produce.
+
+        ``deal_pending``: a log that stops before the next hand's HandDealt deals it (a rebuilt
+        game goes on); else the game stays awaiting that deal. ``stop_inside``: a log that
+        stops inside a command's events raises ``_EndsInsideCommand`` once the events it
+        holds are checked."""
         n = len(items)
         play = self.play
         while i < n:
@@ -201,9 +249,10 @@ class Game:
             except IllegalMove as err:
                 raise ReplayError(f"event {i} is illegal: {err}") from err
             k = len(out)
-            if i + k > n:
+            inside = i + k > n
+            if inside and not stop_inside:
                 raise ReplayError(f"the log ends inside the events of command {i}")
-            while j < k:
+            while j < k and i + j < n:
                 want = items[i + j]
                 got = out[j]
                 if type(want) is dict:
@@ -212,9 +261,11 @@ class Game:
                 elif got != want:
                     raise ReplayError(f"event {i + j} ({got.type}) differs from the engine's")
                 j += 1
+            if inside:
+                raise _EndsInsideCommand(i, self)
             i += k
         self._replaying = False
-        if self._awaiting_deal:
+        if self._awaiting_deal and deal_pending:
             self._awaiting_deal = False
             self._deal(*self._make_deal(self.hand_number))
 
@@ -697,6 +748,88 @@ class Game:
         return d
 
 
+DEALING = "dealing"
+
+
+class Position:
+    """A replay's step: the game after some events of its log (``Game.position``).
+
+    ``game`` is the game at the last command boundary; ``partial`` the events of the
+    command the position stops inside of (checked against what the engine produces), and
+    ``after`` the game once that whole command has run. Views show the state after the
+    position's last event and nothing from later events.
+    """
+
+    def __init__(self, game: Game, partial: Sequence[Event] = (), after: Game | None = None) -> None:
+        self.game = game
+        self.partial = tuple(partial)
+        self.after = after
+
+    @property
+    def phase(self) -> str:
+        if self.game._awaiting_deal and not self.partial:
+            return DEALING
+        return self.game.phase
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may know at this position (``Game.view`` plus the partial events)."""
+        g = self.game
+        if not self.partial:
+            d = g.view(seat)
+            if g._awaiting_deal:
+                _as_dealing(d, g._n)
+            return d
+        last = self.partial[-1]
+        if type(last) in (TrickTaken, HandScored):
+            # the hand is over inside the command: the whole command's state, before what the
+            # log has not reached yet (the score, the next deal, the end of the game)
+            d = self.after.view(seat)  # type: ignore[union-attr]
+            before = g.view(seat)
+            for key in ("hand_number", "dealer", "pass_direction", "moon"):
+                d[key] = before[key]
+            if type(last) is TrickTaken:
+                d["totals"], d["hand_scores"] = before["totals"], before["hand_scores"]
+            d["phase"], d["winner"] = PLAYING, None
+        else:
+            d = g.view(seat)
+            for event in self.partial:
+                _show_partial(d, event)
+        d["to_act"], d["legal_plays"] = [], []
+        return d
+
+
+def _as_dealing(d: dict[str, Any], n: int) -> None:
+    """A view awaiting the next HandDealt: no cards anywhere yet."""
+    d.update(phase=DEALING, to_act=[], legal_plays=[], hand=[] if d["seat"] is not None else None,
+             passed=None, passed_to=None, received=None, received_from=None, passed_seats=[], trick=[],
+             leader=None, trick_number=0, hearts_broken=False, points_taken=[0] * n, hand_counts=[0] * n,
+             tricks=[], kitty=None, kitty_taken_by=None, moon=None)
+
+
+def _show_partial(d: dict[str, Any], event: Event) -> None:
+    """Apply to a view an event that begins a command the position stops inside of."""
+    t = type(event)
+    if t is CardPlayed:  # the trick's last card, on the table until TrickTaken
+        name = NAMES[event.card]  # type: ignore[attr-defined]
+        seat = event.seat  # type: ignore[attr-defined]
+        d["trick"] = [*d["trick"], {"seat": seat, "card": name}]
+        if d["hand"] is not None and name in d["hand"]:
+            d["hand"] = [c for c in d["hand"] if c != name]
+        counts = list(d["hand_counts"])
+        counts[seat] -= 1
+        d["hand_counts"] = counts
+    elif t is CardsPassed:  # the last pass, before the cards change hands
+        seat = event.seat  # type: ignore[attr-defined]
+        d["passed_seats"] = sorted({*d["passed_seats"], seat})
+        if d["seat"] == seat:
+            d["passed"] = [NAMES[c] for c in event.cards]  # type: ignore[attr-defined]
+    elif t is MoonChosen:
+        d["moon"] = {"shooter": event.seat, "awaiting_choice": False,  # type: ignore[attr-defined]
+                     "choice": event.choice}  # type: ignore[attr-defined]
+    else:  # pragma: no cover - the engine emits no other event first in a command
+        raise ReplayError(f"{event.type} cannot begin a command")
+
+
 def _score_dict(e: HandScored) -> dict[str, Any]:
     d = e.to_dict()
     del d["type"], d["v"]
@@ -737,6 +870,7 @@ def _parse_deal(rules: Rules, deal: Sequence[Iterable[Card | str]]) -> tuple[lis
 
 
 __all__ = [
+    "DEALING",
     "GAME_OVER",
     "MOON_CHOICE",
     "PASSING",
@@ -744,5 +878,6 @@ __all__ = [
     "QS_BIT",
     "Game",
     "IllegalMove",
+    "Position",
     "ReplayError",
 ]
