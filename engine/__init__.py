@@ -61,7 +61,7 @@ from .events import (
     TrickTaken,
     event_from_dict,
 )
-from .game import Game, IllegalMove, ReplayError
+from .game import Game, IllegalMove, Position, ReplayError
 from .redact import redact
 from .rules import Rules
 
@@ -81,6 +81,7 @@ __all__ = [
     "MoonChosen",
     "PassCompleted",
     "PlayState",
+    "Position",
     "ReplayError",
     "Rules",
     "TrickTaken",

@@ -247,6 +247,7 @@ if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
     raise environ.ImproperlyConfigured(
         "HEARTS_SERVER_DEAD_AFTER must be more than twice HEARTS_SERVER_HEARTBEAT, or a live server's "
         "connections could be dropped between two heartbeats")
+HEARTS_INVITATION_SECONDS = env.float("HEARTS_INVITATION_SECONDS", default=600.0)  # a seat held for an invitee
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 import uuid
 from urllib.parse import parse_qs
@@ -23,18 +24,22 @@ from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
-from tournaments import eventstore, live
+from tournaments import eventstore, live, visibility
 from tournaments.feed import feed
 from tournaments.models import Game, Player
 from tournaments.services import games as game_services
 from tournaments.services import presence
 from tournaments.services.tickets import ws_ticket_redeem
-from tournaments.visibility import visible_event
+from tournaments.visibility import ViewerKind, visible_event
+
+log = logging.getLogger(__name__)
 
 COMMAND_TYPES = {"pass", "play", "moon_choice"}
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_HIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
+SEATING_EVENTS = {"PlayersSeated", "SeatReassigned"}
 
 
 def _shows_state(game: Game, rows: list) -> bool:
@@ -75,15 +80,22 @@ class GameConsumer(AsyncWebsocketConsumer):
         live.register_server_loop(asyncio.get_running_loop())
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
-        self.user = await self._authenticate(query.get("ticket", [""])[0])
-        if self.user is None:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+        ticket = query.get("ticket", [""])[0]
+        self.user = await self._authenticate(ticket)
+        # Refusals come after accept, as a close code the client sees (before accept, a browser
+        # sees only a failed handshake, 1006, and reconnects for ever).
+        if self.user is None and ticket:
+            await self._refuse(CLOSE_UNAUTHENTICATED, "unauthenticated", "The ticket is unknown, used or expired.")
             return
         found = await database_sync_to_async(self._seat_of_user)()
         if found is False:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
             return
-        self.seat = found
+        self.seat, self.unseated_kind, sealed = found
+        if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
+            await self._refuse(CLOSE_HIDDEN, "hidden_until_round_over", "This table plays deals other tables of "
+                               "its round are still playing: it can be watched once the round is over.")
+            return
         self.device_id = query.get("device_id", [""])[0][:128]
         self.connection_id = uuid.uuid4().hex
         self.limiter = TokenBucket(settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST)
@@ -94,19 +106,17 @@ class GameConsumer(AsyncWebsocketConsumer):
         except ValueError:
             after = 0
         await self.channel_layer.group_add(live.group_name(self.game_id), self.channel_name)
+        self.in_group = True
         await self.accept()
-        if self.seat is not None:
-            live.connection_opened(self.connection_id, self.game_id, self.seat, self.player.pk)
-            try:
-                await database_sync_to_async(presence.seat_connected)(
-                    game_id=self.game_id, seat=self.seat, connection_id=self.connection_id,
-                    device_id=self.device_id)
-            except BaseException:
-                live.connection_closed(self.connection_id)
-                raise
+        await self._seat_taken(self.seat)
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
+
+    async def _refuse(self, code: int, error: str, detail: str) -> None:
+        await self.accept()
+        await self.send_json({"type": "error", "code": error, "detail": detail, "seq": 0})
+        await self.close(code=code)
 
     async def dispatch(self, message):
         """Channels' dispatch without its thread hop per message to close stale database
@@ -119,17 +129,47 @@ class GameConsumer(AsyncWebsocketConsumer):
         await handler(message)
 
     async def disconnect(self, code):
-        if not hasattr(self, "send_lock"):
-            return  # refused before accept
+        if not getattr(self, "in_group", False):
+            return  # refused: nothing was joined or recorded
         await self.channel_layer.group_discard(live.group_name(self.game_id), self.channel_name)
-        if self.seat is not None:
+        await self._seat_given_up()
+
+    async def _seat_taken(self, seat: int | None) -> None:
+        """This connection plays for ``seat`` from now on: record it (presence, heartbeats)."""
+        self.seat = seat
+        if seat is None or self.player is None:
+            return
+        self.recorded = (seat, self.player.pk)
+        live.connection_opened(self.connection_id, self.game_id, seat, self.player.pk)
+        try:
+            await database_sync_to_async(presence.seat_connected)(
+                game_id=self.game_id, seat=seat, connection_id=self.connection_id, device_id=self.device_id)
+        except BaseException:
             live.connection_closed(self.connection_id)
-            await database_sync_to_async(presence.seat_disconnected)(
-                game_id=self.game_id, seat=self.seat, player_id=self.player.pk, connection_id=self.connection_id)
+            raise
+
+    async def _seat_given_up(self) -> None:
+        """The connection no longer plays for the seat it recorded (closed, or the seat changed hands)."""
+        recorded, self.recorded = getattr(self, "recorded", None), None
+        if recorded is None:
+            return
+        seat, player_id = recorded
+        live.connection_closed(self.connection_id)
+        await database_sync_to_async(presence.seat_disconnected)(
+            game_id=self.game_id, seat=seat, player_id=player_id, connection_id=self.connection_id)
 
     # --- incoming frames ---------------------------------------------------------------------
 
     async def receive(self, text_data=None, bytes_data=None):
+        """Any frame, however hostile, gets an answer; nothing here may kill the connection (its
+        disconnect cleanup would never run, and the seat would keep a connection for ever)."""
+        try:
+            await self._receive(text_data, bytes_data)
+        except Exception:
+            log.exception("game %s: a frame could not be handled", self.game_id)
+            await self.error("server_error", "The server could not handle this frame; nothing was changed.")
+
+    async def _receive(self, text_data, bytes_data):
         if not self.limiter.take():
             self.refused += 1
             if self.refused > settings.HEARTS_WS_FLOOD_CLOSE:
@@ -143,7 +183,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         try:
             frame = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             await self.error("invalid_json", "Frames are JSON objects.")
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
@@ -163,6 +203,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.catch_up(after, restart=True)
         elif kind in COMMAND_TYPES:
             await self.command(frame)
+        elif kind in ("accept_invitation", "decline_invitation"):
+            await self.answer_invitation(accept=kind == "accept_invitation")
         else:
             await self.error("unknown_frame_type", f"Unknown frame type {kind!r}.")
 
@@ -170,7 +212,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         from tournaments.api.games import parse_command
 
         command_id = frame.get("command_id") if isinstance(frame.get("command_id"), str) else ""
-        if self.seat is None:
+        if self.player is None:
             await self.error("not_seated", "Spectators cannot play.", command_id=command_id)
             return
         try:
@@ -190,12 +232,45 @@ class GameConsumer(AsyncWebsocketConsumer):
                               "duplicate": result.duplicate})
         await self.catch_up(self.sent_seq, at_least=result.game.seq)
 
+    async def answer_invitation(self, *, accept: bool):
+        """The invitee answers an invitation to this table (as ``POST /api/invitations/{id}/...``)."""
+        if self.player is None:
+            await self.error("invitation_not_found", "You have no invitation to this table.")
+            return
+        try:
+            invitation = await database_sync_to_async(self._answer_invitation)(accept)
+        except DomainError as error:
+            await self.error(error.error_code, str(error.detail), **error.extra)
+            return
+        await self.send_json({"type": "invitation", "invitation": invitation.pk, "status": invitation.status,
+                              "seq": self.sent_seq})
+        async with self.send_lock:
+            await self._seat_changed(await database_sync_to_async(self._current_seat)(), "invitation_accepted")
+        await self.catch_up(self.sent_seq)
+
+    def _answer_invitation(self, accept: bool):
+        from tournaments.models import SeatInvitation
+
+        pending = SeatInvitation.objects.filter(game_id=self.game_id, player=self.player,
+                                                status=SeatInvitation.Status.PENDING).values_list("pk", flat=True)
+        invitation_id = pending.first()
+        if invitation_id is None:
+            raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
+        return game_services.invitation_answer(invitation_id=invitation_id, player=self.player, accept=accept,
+                                               device_id=self.device_id)
+
     # --- outgoing ----------------------------------------------------------------------------
 
     async def game_advanced(self, message):
         """Group message: the game is at ``seq``; send what this viewer has not seen yet."""
         if message["seq"] > self.sent_seq:
             await self.catch_up(self.sent_seq, at_least=message["seq"])
+
+    async def game_seats(self, message):
+        """Group message: seats changed hands at a table not started yet (no event records it)."""
+        async with self.send_lock:
+            seat = await database_sync_to_async(self._current_seat)()
+            await self._seat_changed(seat, "seats_changed")
 
     async def catch_up(self, after: int, restart: bool = False, at_least: int | None = None):
         """Send every event after ``after`` and the current state. ``at_least``: the seq the
@@ -214,12 +289,13 @@ class GameConsumer(AsyncWebsocketConsumer):
                     await self.error("after_beyond_game", f"The game is at seq {beyond.seq}; there is "
                                      f"nothing after {start}. Resume from a seq you have received.")
                     return
-            frames, seq = ready
+            frames, seq, seat = ready
             for frame in frames:
                 await self.send_json(frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
+            await self._seat_changed(seat, "seats_changed")
 
-    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[dict], int] | None:
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[dict], int, int | None] | None:
         """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
         case after a notification: one connection read it, or this process wrote it); else
         None. Runs on the event loop: no thread hop, no database."""
@@ -227,32 +303,71 @@ class GameConsumer(AsyncWebsocketConsumer):
         if cached is None:
             return None
         game, rows = cached
+        seats, seat = self._seats_through(rows)
         if not _shows_state(game, rows):
-            return self._frames(game, rows, after, None)
-        hit, view = eventstore.engine_cache.read(game, lambda s: s.view(self.seat))
-        return self._frames(game, rows, after, view) if hit else None
+            return self._frames(game, rows, seats, seat, after, None)
+        hit, view = eventstore.engine_cache.read(game, lambda s: s.view(seat))
+        return self._frames(game, rows, seats, seat, after, view) if hit else None
 
-    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int]:
+    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int, int | None]:
         game = feed.game(self.game_id, at_least)
         if game.seq < after:
             raise _AfterBeyondGame(game.seq)
         if game.seq == after:
-            return [], after
+            return [], after, self.seat
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
+        seats, seat = self._seats_through(rows)
         view = None
         if _shows_state(game, rows):
-            view = eventstore.read_engine_game(game, lambda s: s.view(self.seat), rows)
-        return self._frames(game, rows, after, view)
+            view = eventstore.read_engine_game(game, lambda s: s.view(seat), rows)
+        return self._frames(game, rows, seats, seat, after, view)
 
-    def _frames(self, game: Game, rows: list, after: int, view: dict | None) -> tuple[list[dict], int]:
-        """Event frames for ``rows`` redacted for this viewer, then the state frame (if ``view``)."""
-        frames = [{"type": "event", "seq": row.seq, "event": visible_event(row, self.seat, game.is_over)}
-                  for row in rows]
+    def _seats_through(self, rows: list) -> tuple[list[int | None], int | None]:
+        """The seat this connection's player holds at each of ``rows`` and after the last: the
+        log says who sits where (PlayersSeated, SeatReassigned), so every frame is redacted for
+        whoever holds the seat at that event, never for the seat held at connect."""
+        seat, seats = self.seat, []
+        player_id = self.player.pk if self.player is not None else None
+        for row in rows:
+            if row.type == "PlayersSeated":
+                seat = visibility.seat_of_player(row.payload["seats"], player_id)
+            elif row.type == "SeatReassigned":
+                if row.payload["player_id"] == player_id and player_id is not None:
+                    seat = row.payload["seat"]
+                elif seat == row.payload["seat"]:
+                    seat = None
+            seats.append(seat)
+        return seats, seat
+
+    def _frames(self, game: Game, rows: list, seats: list, seat: int | None, after: int,
+                view: dict | None) -> tuple[list[dict], int, int | None]:
+        """Event frames for ``rows``, each redacted for the seat held at it, then the state frame
+        (if ``view``, ``seat``'s view after the last row)."""
+        frames = []
+        for row, held in zip(rows, seats, strict=True):
+            sight = self._sight(game, held)
+            frames.append({"type": "event", "seq": row.seq, "event": visible_event(row, sight)})
         if view is not None:
             frames.append({"type": "state", "seq": game.seq, "status": game.status,
                            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
                            "state": view})
-        return frames, rows[-1].seq if rows else after
+        return frames, rows[-1].seq if rows else after, seat
+
+    def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
+        return visibility.sight_of_seat(game, seat, ViewerKind.SEATED if seat is not None else self.unseated_kind)
+
+    async def _seat_changed(self, seat: int | None, reason: str) -> None:
+        """The seat this connection's player holds is now ``seat``: say so, move the presence
+        record, and close if the game may no longer be watched (a sealed table)."""
+        if seat == self.seat:
+            return
+        await self._seat_given_up()
+        await self._seat_taken(seat)
+        await self.send_json({"type": "seat", "seat": seat, "seq": self.sent_seq, "reason": reason})
+        if seat is None and self.sealed and self.unseated_kind != ViewerKind.STAFF:
+            await self.error("hidden_until_round_over", "You no longer sit at this table, which plays deals "
+                             "other tables are still playing: it can be watched once the round is over.")
+            await self.close(code=CLOSE_HIDDEN)
 
     async def error(self, code: str, detail: str, **extra):
         await self.send_json({"type": "error", "code": code, "detail": detail, "seq": self.sent_seq, **extra})
@@ -272,11 +387,18 @@ class GameConsumer(AsyncWebsocketConsumer):
         return await database_sync_to_async(lambda: get_user_model().objects.filter(pk=user_id).first())()
 
     def _seat_of_user(self):
+        """(seat held now, the viewer's kind when not seated, whether the game is sealed), or
+        False if there is no such game."""
         game = Game.objects.filter(pk=self.game_id).first()
         if game is None:
             return False
-        self.player = Player.objects.filter(user_id=self.user.pk).first()
-        return game.seats.filter(player__user_id=self.user.pk).values_list("seat", flat=True).first()
+        self.sealed = game.sealed
+        self.player = Player.objects.filter(user_id=self.user.pk).first() if self.user is not None else None
+        unseated = visibility.sight(game, self.user if self.user is not None else None, seats=[]).kind
+        return visibility.seat_of_user(game, self.user), unseated, game.sealed
+
+    def _current_seat(self) -> int | None:
+        return visibility.seat_of_user(Game.objects.get(pk=self.game_id), self.user)
 
     async def _current_seq(self) -> int:
         return await database_sync_to_async(

@@ -45,6 +45,17 @@ class SeatReclaimed(TableEvent):
 
 
 @dataclass(frozen=True)
+class SeatReassigned(TableEvent):
+    """A director gave the seat to another player mid-game (a correction): from this event
+    on the seat's cards are theirs to see and play."""
+
+    type: ClassVar[str] = "SeatReassigned"
+    seat: int
+    player_id: int
+    name: str
+
+
+@dataclass(frozen=True)
 class DealCommitted(TableEvent):
     """``sha256(salt + canonical JSON of the hand's deal)``, published before play."""
 
@@ -70,5 +81,5 @@ class DealSaltRevealed(TableEvent):
     salt: str
 
 
-TABLE_EVENT_TYPES = {cls.type for cls in (PlayersSeated, SeatVacated, SeatReclaimed, DealCommitted,
-                                          HandLimitReached, DealSaltRevealed)}
+TABLE_EVENT_TYPES = {cls.type for cls in (PlayersSeated, SeatVacated, SeatReclaimed, SeatReassigned,
+                                          DealCommitted, HandLimitReached, DealSaltRevealed)}

@@ -166,6 +166,15 @@ def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game
     return engine.Game.replay(dicts, deals=game.planned_deals or None)
 
 
+def game_position(game: Game, up_to_seq: int) -> engine.Position:
+    """The game as it stood after event ``up_to_seq`` of its log (a replay's step): inside a
+    command's events too, and with nothing dealt that the log does not hold by then."""
+    rows = GameEvent.objects.filter(game=game, seq__lte=up_to_seq).order_by("seq")
+    dicts = [{"type": t, "v": v, **p} for t, v, p in rows.values_list("type", "version", "payload")
+             if is_engine_event(t)]
+    return engine.Game.position(dicts, len(dicts))
+
+
 def _state_of(game: Game, rows: list[GameEvent] | None = None) -> engine.Game:
     """The engine state at the game row's (seq, head hash), for the caller alone: the cached
     one, moved forward by the events since if it is older, or else rebuilt from the log.

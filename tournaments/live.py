@@ -38,10 +38,19 @@ def register_server_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 def notify(game_id: int, seq: int) -> None:
     """Tell everyone watching the game that it is now at ``seq`` (best effort)."""
+    _group_send(game_id, {"type": "game.advanced", "game": game_id, "seq": seq}, f"at seq {seq}")
+
+
+def seats_changed(game_id: int) -> None:
+    """Tell the game's connections that seats changed hands at a table not started yet, where no
+    event records it (best effort: a connection also learns its seat from PlayersSeated)."""
+    _group_send(game_id, {"type": "game.seats", "game": game_id}, "seats changed")
+
+
+def _group_send(game_id: int, message: dict, what: str) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "game.advanced", "game": game_id, "seq": seq}
     loop = _server_loop
     try:
         if loop is not None and loop.is_running() and not _on_loop(loop):
@@ -49,7 +58,7 @@ def notify(game_id: int, seq: int) -> None:
             # loop, where the in-memory layer's queues and the Redis layer's connections live.
             sent = asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message), loop)
             if settings.REDIS_URL:
-                sent.add_done_callback(lambda done: _log_failure(done, game_id, seq))  # no need to wait
+                sent.add_done_callback(lambda done: _log_failure(done, game_id, what))  # no need to wait
             else:
                 sent.result(5)
         elif settings.REDIS_URL and _running_loop() is None:
@@ -61,7 +70,7 @@ def notify(game_id: int, seq: int) -> None:
         else:
             async_to_sync(layer.group_send)(group_name(game_id), message)
     except Exception:  # a lost notification only delays: clients also resume by seq
-        log.exception("could not notify game %s at seq %s", game_id, seq)
+        log.exception("could not notify game %s: %s", game_id, what)
 
 
 # --- this server's heartbeat -------------------------------------------------------------------
@@ -126,9 +135,9 @@ def _notifier_loop() -> asyncio.AbstractEventLoop:
         return _notifier[1]
 
 
-def _log_failure(done, game_id: int, seq: int) -> None:
+def _log_failure(done, game_id: int, what: str) -> None:
     if not done.cancelled() and done.exception() is not None:
-        log.error("could not notify game %s at seq %s", game_id, seq, exc_info=done.exception())
+        log.error("could not notify game %s: %s", game_id, what, exc_info=done.exception())
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop | None) -> bool:

@@ -39,6 +39,23 @@ def games_list(*, player_id=None, status=None, ranked=None, league_id=None, crea
     return games.distinct()
 
 
+def held_invitations(game):
+    """The game's pending invitations that still hold their seat, with the invited players."""
+    from django.utils import timezone
+
+    from tournaments.models import SeatInvitation
+
+    return SeatInvitation.objects.filter(game=game, status=SeatInvitation.Status.PENDING,
+                                         expires_at__gt=timezone.now()).select_related("player")
+
+
+def invitations_for(player):
+    """A player's invitations, newest first (pending ones that expired read as expired)."""
+    from tournaments.models import SeatInvitation
+
+    return SeatInvitation.objects.filter(player=player).select_related("game", "invited_by")
+
+
 def game_events_after(game, after: int = 0, up_to: int | None = None):
     """A game's events with seq > after (and <= up_to), in order."""
     events = game.events.filter(seq__gt=after).order_by("seq")

@@ -55,11 +55,12 @@ class StandingLine:
 
 
 def _finished_results(tournament: Tournament):
-    return (
-        TableResult.objects.filter(table__round__tournament=tournament, table__status=Table.Status.FINISHED)
-        .select_related("table")
-        .order_by("table__round__number", "table__number", "seat")
-    )
+    """Results of finished tables; with duplicate deals, of finished rounds only (a table's result
+    tells the tables still playing its deals about them)."""
+    results = TableResult.objects.filter(table__round__tournament=tournament, table__status=Table.Status.FINISHED)
+    if tournament.duplicate_deals:
+        results = results.filter(table__round__status=Round.Status.FINISHED)
+    return results.select_related("table").order_by("table__round__number", "table__number", "seat")
 
 
 def standings_for_tournament(tournament: Tournament) -> list[StandingLine]:
@@ -131,9 +132,11 @@ def player_names(player_ids) -> dict[int, str]:
 def results_rows(tournament: Tournament) -> list[dict]:
     """One row per seat of every finished table: the results export (CSV / JSON lines)."""
     rows = []
+    results = TableResult.objects.filter(table__round__tournament=tournament)
+    if tournament.duplicate_deals:
+        results = results.filter(table__round__status=Round.Status.FINISHED)
     results = (
-        TableResult.objects.filter(table__round__tournament=tournament)
-        .select_related("table__round", "player")
+        results.select_related("table__round", "player")
         .order_by("table__round__number", "table__number", "seat")
     )
     for result in results:

@@ -4,6 +4,7 @@ from rest_framework.routers import DefaultRouter
 from tournaments.api.auth import GuestView, RegisterView, TokenView
 from tournaments.api.competitions import LeagueViewSet, TournamentViewSet
 from tournaments.api.games import GameViewSet
+from tournaments.api.invitations import InvitationViewSet
 from tournaments.api.views import PlayerViewSet
 
 router = DefaultRouter()
@@ -11,6 +12,7 @@ router.register("leagues", LeagueViewSet, basename="league")
 router.register("players", PlayerViewSet, basename="player")
 router.register("games", GameViewSet, basename="game")
 router.register("tournaments", TournamentViewSet, basename="tournament")
+router.register("invitations", InvitationViewSet, basename="invitation")
 
 urlpatterns = [
     path("auth/register", RegisterView.as_view(), name="auth-register"),

@@ -10,7 +10,7 @@ import json
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
@@ -115,7 +115,13 @@ class StandingSerializer(serializers.Serializer):
 
 
 class RoundSerializer(serializers.ModelSerializer):
+    """A round. With duplicate deals: the commitment to its deals from the start, the deals
+    and the salt once every table has finished (never the seed, which would tell the next)."""
+
     tables_count = serializers.IntegerField(read_only=True, default=None)
+    deals_commitment = serializers.SerializerMethodField()
+    deals = serializers.SerializerMethodField()
+    deals_salt = serializers.SerializerMethodField()
 
     class Meta:
         model = Round
@@ -123,12 +129,25 @@ class RoundSerializer(serializers.ModelSerializer):
             "number",
             "status",
             "is_final",
-            "seed",
             "tables_count",
+            "deals_commitment",
+            "deals",
+            "deals_salt",
             "created_at",
             "started_at",
             "finished_at",
         ]
+
+    def get_deals_commitment(self, round_) -> str | None:
+        started = round_.status != Round.Status.SEATED
+        return round_.deals_commitment if started and round_.deals_commitment else None
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_deals(self, round_) -> dict | None:
+        return round_.deals if round_.status == Round.Status.FINISHED and round_.deals else None
+
+    def get_deals_salt(self, round_) -> str | None:
+        return round_.deals_salt if round_.status == Round.Status.FINISHED and round_.deals_salt else None
 
 
 class ResultSerializer(serializers.Serializer):
@@ -143,12 +162,21 @@ class ResultSerializer(serializers.Serializer):
 
 
 class TableSerializer(serializers.ModelSerializer):
-    results = ResultSerializer(many=True, read_only=True)
+    """A round's table. A sealed table's results (its game shares deals with tables still
+    playing) are shown to staff only until the round is over."""
+
+    results = serializers.SerializerMethodField()
     seats = serializers.SerializerMethodField()
 
     class Meta:
         model = Table
         fields = ["id", "number", "status", "game", "seats", "results", "finished_at"]
+
+    @extend_schema_field(ResultSerializer(many=True))
+    def get_results(self, table) -> list[dict]:
+        if table.game is not None and table.game.sealed and not self.context.get("staff"):
+            return []
+        return ResultSerializer(table.results.all(), many=True).data
 
     def get_seats(self, table) -> list[dict]:
         names = self.context["names"]
@@ -317,7 +345,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             raise DomainError("round_not_found", f"There is no round {number}.", status=404)
         tables = list(tables)
         names = selectors.player_names(pid for table in tables for pid in table.players)
-        return Response(TableSerializer(tables, many=True, context={"names": names}).data)
+        context = {"names": names, "staff": request.user.is_authenticated and request.user.is_staff}
+        return Response(TableSerializer(tables, many=True, context=context).data)
 
     @extend_schema(
         parameters=[

@@ -16,28 +16,36 @@ from rest_framework.response import Response
 from rest_framework.throttling import UserRateThrottle
 
 from hearts_league.api import DomainError
-from tournaments import eventstore, selectors
+from tournaments import eventstore, selectors, visibility
 from tournaments.models import Game
 from tournaments.services import games as game_services
 from tournaments.services.tickets import TICKET_SECONDS, ws_ticket_issue
-from tournaments.visibility import viewer_seat, visible_event
+from tournaments.visibility import visible_event
 
 # --- serializers ----------------------------------------------------------------------------
 
 
 class SeatSpecSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=["me", "open", "cpu", "player"])
+    kind = serializers.ChoiceField(
+        choices=["me", "open", "cpu", "invite"],
+        help_text="invite: the seat is held for player_id until they accept (or decline, or it expires)")
     bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], required=False)
-    player_id = serializers.IntegerField(required=False)
+    player_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+
+    def validate(self, attrs):
+        if attrs["kind"] == "invite" and attrs.get("player_id") is None:
+            raise serializers.ValidationError({"player_id": "An invitation names the player invited."})
+        return attrs
 
 
 class GameCreateSerializer(serializers.Serializer):
     rules = serializers.DictField(required=False, default=dict,
                                   help_text="engine Rules fields, e.g. {\"players\": 4, \"end_score\": 50}")
     turn_seconds = serializers.ChoiceField(choices=[30, 60], required=False, allow_null=True, default=None)
-    ranked = serializers.BooleanField(required=False, default=False)
+    ranked = serializers.BooleanField(required=False, default=False,
+                                      help_text="only false: ranked tables come from the ranked queue and tournaments")
     league = serializers.IntegerField(required=False, allow_null=True, default=None)
-    seats = SeatSpecSerializer(many=True, required=False)
+    seats = SeatSpecSerializer(many=True, required=False, max_length=5)
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
 
 
@@ -89,12 +97,20 @@ def parse_command(data) -> tuple[dict, str, int | None]:
     return values, values.pop("command_id"), values.pop("expected_seq")
 
 
+class InvitedSerializer(serializers.Serializer):
+    invitation = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    name = serializers.CharField()
+    expires_at = serializers.DateTimeField()
+
+
 class SeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     player_id = serializers.IntegerField(allow_null=True)
     name = serializers.CharField(allow_null=True)
     cpu = serializers.BooleanField()
     away = serializers.BooleanField()
+    invited = InvitedSerializer(allow_null=True, help_text="an open seat held for an invited player")
 
 
 class GameSerializer(serializers.ModelSerializer):
@@ -106,11 +122,25 @@ class GameSerializer(serializers.ModelSerializer):
         fields = ["id", "status", "ranked", "turn_seconds", "league", "rules", "players", "seq", "seats",
                   "turn_deadline", "final_totals", "winner_seat", "created_at", "started_at", "finished_at"]
 
+    def to_representation(self, game):
+        body = super().to_representation(game)
+        sight = self.context.get("sight")
+        if sight is None:
+            request = self.context.get("request")
+            sight = visibility.sight(game, request.user if request else None, list(game.seats.all()))
+        if not sight.may_watch:  # a sealed table's result is part of its round's secret
+            body["final_totals"] = body["winner_seat"] = None
+        return body
+
     @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, game) -> list[dict]:
+        held = {}
+        if game.status == Game.Status.WAITING:
+            held = {i.seat: {"invitation": i.pk, "player_id": i.player_id, "name": i.player.display_name,
+                             "expires_at": i.expires_at} for i in selectors.held_invitations(game)}
         return [
             {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name if s.player else None,
-             "cpu": bool(s.player and s.player.is_cpu), "away": s.away}
+             "cpu": bool(s.player and s.player.is_cpu), "away": s.away, "invited": held.get(s.seat)}
             for s in game.seats.all()  # prefetched by the list selector and by _detail
         ]
 
@@ -194,6 +224,9 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data = GameCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
+        if values["ranked"]:
+            raise DomainError("ranked_by_queue_only", "Ranked tables are made by the ranked queue "
+                              "(POST /api/ranked/queue) and by tournaments, never by hand.", status=403)
         league = None
         if values["league"] is not None:
             from tournaments.models import League
@@ -213,12 +246,13 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     def _detail(self, game):
         game = Game.objects.prefetch_related("seats__player").get(pk=game.pk)
-        user_id = self.request.user.pk if self.request.user.is_authenticated else None
-        seat = next((s.seat for s in game.seats.all() if s.player and s.player.user_id == user_id), None)
-        body = GameSerializer(game).data
-        body["your_seat"] = seat
-        body["state"] = (eventstore.read_engine_game(game, lambda state: state.view(seat))
-                         if game.status != Game.Status.WAITING else None)
+        seats = list(game.seats.all())
+        sight = visibility.sight(game, self.request.user, seats)
+        body = GameSerializer(game, context={"sight": sight}).data
+        body["your_seat"] = sight.seat
+        body["watchable"] = sight.may_watch
+        body["state"] = (eventstore.read_engine_game(game, sight.view)
+                         if game.status != Game.Status.WAITING and sight.may_watch else None)
         return body
 
     @extend_schema(request=JoinSerializer, responses={200: GameSerializer})
@@ -250,9 +284,9 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             game_id=self._game_id(pk), player=_requester(request), command=values,
             command_id=command_id, expected_seq=expected_seq)
         game = result.game
-        seat = viewer_seat(game, request.user)
+        sight = visibility.sight(game, request.user)
         return Response({"seq": game.seq, "duplicate": result.duplicate,
-                         "events": [visible_event(row, seat, game.is_over) for row in result.events]})
+                         "events": [visible_event(row, sight) for row in result.events]})
 
     @extend_schema(request=None, responses={201: inline_serializer("WsTicket", {
         "ticket": serializers.CharField(), "expires_in": serializers.IntegerField(),
@@ -270,18 +304,20 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def events(self, request, pk=None):
         """Events after ``after``: redacted for the requester while the game is live."""
         game = self.get_object()
+        sight = self._watching(game)
         after = _int_param(request, "after", default=0)
-        seat = viewer_seat(game, request.user)
         rows = selectors.game_events_after(game, after, up_to=game.seq)
         return Response({"seq": game.seq, "status": game.status,
-                         "events": [visible_event(row, seat, game.is_over) for row in rows]})
+                         "events": [visible_event(row, sight) for row in rows]})
 
     @extend_schema(parameters=[OpenApiParameter("at", OpenApiTypes.INT, description="state after event N"),
                                OpenApiParameter("seat", OpenApiTypes.INT, description="whose view")])
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
-        """The game as it was after event ``at``, from ``seat``'s view; all hands once it is over."""
+        """The game as it was after event ``at`` (any event, 1 to the game's seq), from ``seat``'s
+        view: yours while the game is live, anyone's (and every hand) once it is over."""
         game = self.get_object()
+        sight = self._watching(game)
         if game.seq == 0:
             raise DomainError("game_not_started", "This game has not started yet.", status=409)
         at = _int_param(request, "at", default=game.seq, minimum=1)
@@ -290,17 +326,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         seat = _seat_param(request)
         if seat is not None and not 0 <= seat < game.players_count:
             raise DomainError("invalid_seat", f"This table has seats 0 to {game.players_count - 1}.")
-        mine = viewer_seat(game, request.user)
-        if not game.is_over and seat is not None and seat != mine:
+        if not sight.everything and seat is not None and seat != sight.seat:
             raise DomainError("hidden_until_over", "Other seats' views are hidden until the game is over.",
                               status=403)
-        state = eventstore.rebuild_engine_game(game, up_to_seq=at)
-        body = {"at": at, "last_seq": game.seq, "seat": seat, "view": state.view(seat)}
-        if game.is_over:
-            body["hands"] = [[str(card) for card in state.hand(s)] for s in range(game.players_count)]
-            body["views"] = [state.view(s) for s in range(game.players_count)]
-        event = game.events.get(seq=at)
-        body["event"] = visible_event(event, seat if not game.is_over else None, game.is_over)
+        shown = visibility.sight_of_seat(game, seat, sight.kind) if sight.everything else sight
+        position = eventstore.game_position(game, at)
+        body = {"at": at, "last_seq": game.seq, "seat": shown.seat, "view": shown.view(position)}
+        views = shown.views_of_every_seat(position, game.players_count)
+        if views is not None:
+            body["views"] = views
+            body["hands"] = [view["hand"] for view in views]
+        body["event"] = visible_event(game.events.get(seq=at), shown)
         return Response(body)
 
     @extend_schema(responses={200: inline_serializer("AuditReport", {
@@ -310,19 +346,32 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     @action(detail=True, methods=["get"])
     def audit(self, request, pk=None):
         """Replay the stored log through the engine and check the hash chain and deal commitments."""
-        return Response(eventstore.audit_game(self.get_object()).to_dict())
+        game = self.get_object()
+        self._watching(game)
+        return Response(eventstore.audit_game(game).to_dict())
 
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
     @action(detail=True, methods=["get"])
     def export(self, request, pk=None):
         """A finished game's complete log, one JSON object per line."""
         game = self.get_object()
-        if not game.is_over:
-            raise DomainError("game_not_over", "Only finished games can be exported.", status=409)
-        lines = (json.dumps(visible_event(row, None, True)) + "\n" for row in game.events.order_by("seq"))
+        sight = self._watching(game)
+        if not sight.everything:
+            code, detail = (("round_not_over", "This game's deals are still being played at other tables.")
+                            if game.is_over else ("game_not_over", "Only finished games can be exported."))
+            raise DomainError(code, detail, status=409)
+        lines = (json.dumps(visible_event(row, sight)) + "\n" for row in game.events.order_by("seq"))
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.ndjson"'
         return response
+
+    def _watching(self, game: Game) -> visibility.Sight:
+        """The requester's sight of the game, refused (403) where they may not watch it."""
+        sight = visibility.sight(game, self.request.user)
+        if not sight.may_watch:
+            raise DomainError("hidden_until_round_over", "This table plays deals other tables of its round are "
+                              "still playing: it can be watched once the round is over.", status=403)
+        return sight
 
     def _game_id(self, pk) -> int:
         try:

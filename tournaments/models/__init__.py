@@ -2,7 +2,17 @@
 ``competitions`` (leagues' seasons, tournaments, rounds and tables)."""
 
 from tournaments.models.competitions import Registration, Round, Season, Table, TableResult, Tournament
-from tournaments.models.core import Club, Game, GameEvent, GameSeat, League, Player, SeatConnection, ServerHeartbeat
+from tournaments.models.core import (
+    Club,
+    Game,
+    GameEvent,
+    GameSeat,
+    League,
+    Player,
+    SeatConnection,
+    SeatInvitation,
+    ServerHeartbeat,
+)
 
 __all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player", "Registration", "Round", "Season",
-           "SeatConnection", "ServerHeartbeat", "Table", "TableResult", "Tournament"]
+           "SeatConnection", "SeatInvitation", "ServerHeartbeat", "Table", "TableResult", "Tournament"]

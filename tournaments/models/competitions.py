@@ -133,7 +133,13 @@ class Round(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SEATED)
     seed = models.BigIntegerField(help_text="the lots of this round's seating and deals")
     deals = models.JSONField(default=dict, blank=True,
-                             help_text='duplicate deals by table size: {"4": [[hand, hand, ...], ...]}')
+                             help_text='secret until the round is over: duplicate deals by table size, '
+                                       '{"4": [[hand, hand, ...], ...]}')
+    deals_salt = models.CharField(max_length=64, blank=True, editable=False,
+                                  help_text="secret until the round is over: salts the deals' commitment")
+    deals_commitment = models.CharField(
+        max_length=64, blank=True, help_text="sha256(salt + canonical JSON of the deals), published when the "
+        "round starts: with the deals and salt revealed at its end, anyone checks they were fixed in advance")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -99,6 +99,9 @@ class Game(models.Model):
                                  help_text="secret until the game ends; proves the deals were fixed")
     planned_deals = models.JSONField(default=list, blank=True, editable=False,
                                      help_text="secret: explicit deals by hand (duplicate tournament deals)")
+    sealed = models.BooleanField(
+        default=False, help_text="its deals are shared with other tables still playing (a duplicate round): "
+        "only its own players watch it, and its hands stay hidden, until the round is over")
     turn_key = models.CharField(max_length=32, blank=True, help_text="identifies the turn being awaited")
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     cpu_due_at = models.DateTimeField(null=True, blank=True, db_index=True,
@@ -155,6 +158,38 @@ class GameSeat(models.Model):
     @property
     def played_by_cpu(self) -> bool:
         return self.player is not None and (self.player.is_cpu or self.away)
+
+
+class SeatInvitation(models.Model):
+    """A seat held for an invited player at a table not started yet: nobody else may take it
+    until the invitee accepts (and sits down), declines, or it expires."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting for an answer"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+        EXPIRED = "expired", "Expired"
+        CANCELLED = "cancelled", "Cancelled (the table started or closed without them)"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="invitations")
+    invited_by = models.ForeignKey(Player, null=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], condition=models.Q(status="pending"),
+                                    name="one_pending_invitation_per_seat"),
+        ]
+        indexes = [models.Index(fields=["player", "status"]), models.Index(fields=["status", "expires_at"])]
+
+    def __str__(self):
+        return f"{self.player} invited to {self.game_id}/{self.seat} ({self.status})"
 
 
 class SeatConnection(models.Model):

@@ -13,8 +13,10 @@ of a round finishes.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
+from collections import Counter
 
 from django.db import transaction
 from django.utils import timezone
@@ -22,13 +24,12 @@ from django.utils import timezone
 import engine
 from engine.cards import FULL_DECK, NAMES, cards_of
 from hearts_league.api import DomainError
-from tournaments import seating
+from tournaments import eventstore, seating
 from tournaments import standings as scoring
 from tournaments.models import (
     Club,
     Game,
     GameEvent,
-    GameSeat,
     League,
     Player,
     Registration,
@@ -380,12 +381,20 @@ def _seat(tournament: Tournament, round_: Round) -> None:
             )
             for size in sorted({len(table) for table in tables})
         }
-        round_.save(update_fields=["deals"])
+        round_.deals_salt = eventstore.new_deal_salt()
+        round_.deals_commitment = round_deals_commitment(round_.deals_salt, round_.deals)
+        round_.save(update_fields=["deals", "deals_salt", "deals_commitment"])
+
+
+def round_deals_commitment(salt: str, deals: dict) -> str:
+    """What a duplicate round publishes when it starts: sha256 of the salt and the canonical JSON
+    of its deals by table size (both revealed when the round is over)."""
+    return hashlib.sha256((salt + eventstore.canonical_json(deals)).encode()).hexdigest()
 
 
 def _reseat(tournament: Tournament, round_: Round) -> None:
     round_.tables.all().delete()
-    round_.deals = {}
+    round_.deals, round_.deals_salt, round_.deals_commitment = {}, "", ""
     _seat(tournament, round_)
 
 
@@ -433,6 +442,7 @@ def tournament_start_round(*, tournament_id: int) -> Round:
     round_ = latest if latest is not None and latest.status == Round.Status.SEATED else _seat_next(tournament)
     tables = list(round_.tables.order_by("number"))
     players = {p.pk: p for p in Player.objects.filter(pk__in={pid for t in tables for pid in t.players})}
+    sharing = Counter(table.size for table in tables) if round_.deals else Counter()
     for table in tables:
         specs = [
             SeatSpec("cpu", bot=tournament.cpu_bot)
@@ -453,6 +463,7 @@ def tournament_start_round(*, tournament_id: int) -> Round:
             deals=round_.deals.get(str(table.size)) or None,
             hand_limit=tournament.hands_per_round
             if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None,
+            sealed=sharing[table.size] > 1,  # other tables play these deals too
         )
         table.status = Table.Status.PLAYING
         table.save(update_fields=["game", "status"])
@@ -542,6 +553,8 @@ def _finish(tournament: Tournament, round_: Round) -> None:
         TableResult.objects.bulk_update(results, ["matchpoints"])
     round_.status, round_.finished_at = Round.Status.FINISHED, timezone.now()
     round_.save(update_fields=["status", "finished_at"])
+    # every table has played the deals: their games may be watched and shown whole
+    Game.objects.filter(competition_table__round=round_, sealed=True).update(sealed=False)
     if round_.number >= tournament.total_rounds:
         tournament.status, tournament.finished_at = Tournament.Status.FINISHED, timezone.now()
         tournament.save(update_fields=["status", "finished_at"])
@@ -625,9 +638,11 @@ def table_swap_player(
         moves = [(table, seat_out, player_in), (other, seat_in, player_out)]
     for t in affected:
         t.save(update_fields=["players"])
+    from tournaments.services.games import game_reassign_seat
+
     for t, seat, player in moves:
         if t.game_id:
-            GameSeat.objects.filter(game_id=t.game_id, seat=seat).update(player=player)
+            game_reassign_seat(game_id=t.game_id, seat=seat, player=player)
     return table
 
 

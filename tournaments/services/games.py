@@ -9,15 +9,24 @@ from __future__ import annotations
 import copy
 import hashlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 import engine
 from hearts_league.api import DomainError
-from tournaments import eventstore, sql
-from tournaments.events import DealSaltRevealed, HandLimitReached, PlayersSeated, SeatReclaimed, SeatVacated
-from tournaments.models import Game, GameEvent, GameSeat, League, Player
+from tournaments import eventstore, selectors, sql
+from tournaments.events import (
+    DealSaltRevealed,
+    HandLimitReached,
+    PlayersSeated,
+    SeatReassigned,
+    SeatReclaimed,
+    SeatVacated,
+)
+from tournaments.models import Game, GameEvent, GameSeat, League, Player, SeatInvitation
 from tournaments.services.turns import TurnPlan, plan_turn
 
 TURN_TIMES = (None, 30, 60)
@@ -30,9 +39,13 @@ LOG_FIELDS = ("seq", "head_hash", "status", "finished_at", "final_totals", "winn
 
 @dataclass(frozen=True)
 class SeatSpec:
-    """How a seat is filled when a table is created."""
+    """How a seat is filled when a table is created.
 
-    kind: str  # "me" | "open" | "cpu" | "player"
+    ``invite`` holds the seat for ``player_id`` until they accept; ``player`` seats them at once,
+    which only the ranked queue and a director's tournament may do (they agreed by joining).
+    """
+
+    kind: str  # "me" | "open" | "cpu" | "invite" | "player"
     bot: str = ""
     player_id: int | None = None
 
@@ -70,12 +83,14 @@ def _parse_rules(rules: dict | None, league: League | None) -> engine.Rules:
 @transaction.atomic
 def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatSpec] | None = None,
                 ranked: bool = False, turn_seconds: int | None = None, league: League | None = None,
-                device_id: str = "", deals: list | None = None, hand_limit: int | None = None) -> Game:
+                device_id: str = "", deals: list | None = None, hand_limit: int | None = None,
+                sealed: bool = False) -> Game:
     """Create a table; it starts as soon as every seat is filled.
 
     ``deals``: the hands to deal, in order (as ``engine.Game.new`` takes them), e.g. a
     tournament round's duplicate deals; later hands are dealt at random. ``hand_limit``: the
     game stops after that many hands (a timed club round; HandLimitReached), ties and all.
+    ``sealed``: other tables play the same deals (``tournaments.visibility``).
     """
     parsed = _parse_rules(rules, league)
     if turn_seconds not in TURN_TIMES:
@@ -87,30 +102,46 @@ def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatS
     if len(specs) != n:
         raise DomainError("invalid_seats", f"A {n}-player table needs exactly {n} seats.")
     occupants = [_occupant(spec, creator, ranked) for spec in specs]
-    humans = [p.pk for p in occupants if p is not None and not p.is_cpu]
+    invitees = {seat: _invitee(spec, creator, ranked) for seat, spec in enumerate(specs) if spec.kind == "invite"}
+    humans = [p.pk for p in [*occupants, *invitees.values()] if p is not None and not p.is_cpu]
     if len(humans) != len(set(humans)):
         raise DomainError("invalid_seats", "A player can take only one seat at a table.")
 
     if hand_limit is not None and not 1 <= hand_limit <= 100:
         raise DomainError("invalid_hand_limit", "A hand limit is between 1 and 100 hands.")
     game = Game.objects.create(rules=parsed.to_dict(), ranked=ranked, turn_seconds=turn_seconds,
-                               hand_limit=hand_limit,
-                               league=league, created_by=creator)
+                               hand_limit=hand_limit, sealed=sealed, league=league, created_by=creator)
     now = timezone.now()
     GameSeat.objects.bulk_create([
         GameSeat(game=game, seat=seat, player=player, joined_at=now if player else None,
                  device_token_hash=device_token_hash(device_id) if player == creator else "")
         for seat, player in enumerate(occupants)
     ])
+    if invitees:
+        expires = timezone.now() + timedelta(seconds=settings.HEARTS_INVITATION_SECONDS)
+        SeatInvitation.objects.bulk_create([
+            SeatInvitation(game=game, seat=seat, player=player, invited_by=creator, expires_at=expires)
+            for seat, player in invitees.items()])
     if all(occupants):
         _start(game, deals=deals)
     return game
 
 
+def _invitee(spec: SeatSpec, creator: Player, ranked: bool) -> Player:
+    if ranked:
+        raise DomainError("invalid_seats", "Ranked tables seat their players themselves: no invitations.")
+    player = Player.objects.filter(pk=spec.player_id).first() if spec.player_id is not None else None
+    if player is None or player.is_cpu:
+        raise DomainError("invalid_seats", f"There is no player {spec.player_id} to invite.")
+    if player.pk == creator.pk:
+        raise DomainError("invalid_seats", "Take your own seat with 'me', not an invitation.")
+    return player
+
+
 def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
     from tournaments.services.players import player_get_or_create_cpu
 
-    if spec.kind == "open":
+    if spec.kind in ("open", "invite"):
         return None
     if spec.kind == "me":
         return creator
@@ -125,12 +156,13 @@ def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
         if ranked and player.is_guest:
             raise DomainError("account_required", "Ranked games need registered accounts.", status=403)
         return player
-    raise DomainError("invalid_seats", f"Unknown seat kind {spec.kind!r}: me, open, cpu or player.")
+    raise DomainError("invalid_seats", f"Unknown seat kind {spec.kind!r}: me, open, cpu or invite.")
 
 
 @transaction.atomic
 def game_join(*, game_id: int, player: Player, seat: int | None = None, device_id: str = "") -> Game:
-    """Take an open seat (or, mid-game, take back your own seat from the same device)."""
+    """Take an open seat, or the seat you are invited to (which accepts the invitation), or,
+    mid-game, take back your own seat from the same device."""
     game = lock_game(game_id)
     # of=self: PostgreSQL refuses FOR UPDATE on the nullable side of the (open seat) player join
     seats = list(game.seats.select_for_update(of=("self",)).select_related("player"))
@@ -144,9 +176,16 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None, device_i
         raise DomainError("game_already_started", "This game has already started.", status=409)
     if game.ranked and player.is_guest:
         raise DomainError("account_required", "Ranked games need a registered account.", status=403)
-    open_seats = [s for s in seats if s.player_id is None]
+    held = _held_seats(game)
+    if player.pk in held.values():
+        chosen = next(s for s in seats if held.get(s.seat) == player.pk)
+        if seat is not None and seat != chosen.seat:
+            raise DomainError("seat_reserved", f"You are invited to seat {chosen.seat}.", status=409)
+        return _sit_invited(game, seats, chosen, player, device_id)
+    open_seats = [s for s in seats if s.player_id is None and s.seat not in held]
     if not open_seats:
-        raise DomainError("table_full", "Every seat at this table is taken.", status=409)
+        raise DomainError("table_full", "Every seat at this table is taken or held for an invited player.",
+                          status=409)
     if seat is None:
         chosen = open_seats[0]
     else:
@@ -155,12 +194,81 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None, device_i
             raise DomainError("invalid_seat", f"This table has seats 0 to {len(seats) - 1}.")
         if chosen.player_id is not None:
             raise DomainError("seat_taken", f"Seat {seat} is taken.", status=409)
+        if chosen.seat in held:
+            raise DomainError("seat_reserved", f"Seat {seat} is held for an invited player.", status=409)
+    _sit(game, seats, chosen, player, device_id)
+    return game
+
+
+def _sit(game: Game, seats: list[GameSeat], chosen: GameSeat, player: Player, device_id: str) -> None:
+    """``player`` takes ``chosen`` (locked, open) at a waiting table, which starts when it is full."""
     chosen.player, chosen.joined_at = player, timezone.now()
     chosen.device_token_hash = device_token_hash(device_id)
     chosen.save(update_fields=["player", "joined_at", "device_token_hash"])
     if all(s.player_id for s in seats):
         _start(game)
+    else:
+        _seats_changed_on_commit(game)
+
+
+def _held_seats(game: Game) -> dict[int, int]:
+    """Seats held by a pending invitation that has not expired: seat -> invited player id."""
+    return dict(selectors.held_invitations(game).values_list("seat", "player_id"))
+
+
+def _sit_invited(game: Game, seats: list[GameSeat], chosen: GameSeat, player: Player, device_id: str) -> Game:
+    SeatInvitation.objects.filter(game=game, seat=chosen.seat, status=SeatInvitation.Status.PENDING).update(
+        status=SeatInvitation.Status.ACCEPTED, answered_at=timezone.now())
+    _sit(game, seats, chosen, player, device_id)
     return game
+
+
+def _seats_changed_on_commit(game: Game) -> None:
+    from tournaments import live
+
+    game_id = game.pk
+    transaction.on_commit(lambda: live.seats_changed(game_id))
+
+
+@transaction.atomic
+def invitation_answer(*, invitation_id: int, player: Player, accept: bool, device_id: str = "") -> SeatInvitation:
+    """The invitee accepts (and sits down: the table starts once full) or declines (the seat opens)."""
+    found = SeatInvitation.objects.filter(pk=invitation_id, player=player).values_list("game_id", flat=True).first()
+    if found is None:
+        raise DomainError("invitation_not_found", f"You have no invitation {invitation_id}.", status=404)
+    game = lock_game(found)
+    seats = list(game.seats.select_for_update(of=("self",)).select_related("player"))
+    invitation = SeatInvitation.objects.select_for_update().get(pk=invitation_id)
+    if invitation.status == SeatInvitation.Status.PENDING and invitation.expires_at <= timezone.now():
+        invitation.status, invitation.answered_at = SeatInvitation.Status.EXPIRED, timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+    if invitation.status != SeatInvitation.Status.PENDING:
+        raise DomainError(f"invitation_{invitation.status}", f"This invitation is {invitation.status}.", status=409)
+    if not accept:
+        invitation.status, invitation.answered_at = SeatInvitation.Status.DECLINED, timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+        _seats_changed_on_commit(game)
+        return invitation
+    if any(s.player_id == player.pk for s in seats):
+        raise DomainError("already_seated", "You already sit at this table.", status=409)
+    chosen = next(s for s in seats if s.seat == invitation.seat)
+    _sit_invited(game, seats, chosen, player, device_id)
+    invitation.refresh_from_db()
+    return invitation
+
+
+def invitations_expire() -> int:
+    """The sweeper's part: pending invitations past their time expire and free their seats."""
+    now = timezone.now()
+    expired = 0
+    for invitation_id, game_id in SeatInvitation.objects.filter(
+            status=SeatInvitation.Status.PENDING, expires_at__lte=now).values_list("pk", "game_id")[:200]:
+        with transaction.atomic():
+            game = lock_game(game_id)
+            expired += SeatInvitation.objects.filter(pk=invitation_id, status=SeatInvitation.Status.PENDING).update(
+                status=SeatInvitation.Status.EXPIRED, answered_at=now)
+            _seats_changed_on_commit(game)
+    return expired
 
 
 @transaction.atomic
@@ -173,6 +281,7 @@ def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
     if game.status == Game.Status.WAITING:
         mine.player, mine.joined_at, mine.device_token_hash = None, None, ""
         mine.save(update_fields=["player", "joined_at", "device_token_hash"])
+        _seats_changed_on_commit(game)
     elif game.status == Game.Status.ACTIVE and not mine.away:
         mine.away, mine.away_since = True, timezone.now()
         mine.save(update_fields=["away", "away_since"])
@@ -194,6 +303,25 @@ def seat_reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
                         cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
 
 
+@transaction.atomic
+def game_reassign_seat(*, game_id: int, seat: int, player: Player) -> Game:
+    """A director's correction: ``player`` takes over ``seat`` of a started game (SeatReassigned).
+
+    The seat's hand is theirs to see and play from this event on; whoever sat there becomes a
+    spectator at once (every live connection learns it from the event)."""
+    game = lock_game(game_id)
+    row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
+    if row.player_id == player.pk:
+        return game
+    row.player, row.joined_at, row.device_token_hash = player, timezone.now(), ""
+    row.away, row.away_since, row.disconnected_since = False, None, None
+    row.save(update_fields=["player", "joined_at", "device_token_hash", "away", "away_since", "disconnected_since"])
+    if game.status == Game.Status.ACTIVE:
+        append_table_events(game, [SeatReassigned(seat=seat, player_id=player.pk, name=player.display_name)
+                                   .to_dict()], cause=GameEvent.Cause.SYSTEM, actor_seat=seat)
+    return game
+
+
 def _start(game: Game, deals: list | None = None) -> None:
     seats = list(game.seats.select_related("player").order_by("seat"))
     try:
@@ -213,6 +341,8 @@ def _start(game: Game, deals: list | None = None) -> None:
     rows = eventstore.append_events(game, [first, seated, *rest], cause=GameEvent.Cause.SYSTEM)
     plan = plan_turn(game, state)
     game.save()
+    SeatInvitation.objects.filter(game=game, status=SeatInvitation.Status.PENDING).update(
+        status=SeatInvitation.Status.CANCELLED, answered_at=timezone.now())
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
 

@@ -149,6 +149,10 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
     if handled := sweep_presence():
         log.warning("sweeper dropped connections of stopped server processes or handed on seats whose "
                     "away check was lost (%s)", handled)
+    from tournaments.services.games import invitations_expire
+
+    if expired := invitations_expire():
+        log.info("sweeper expired %s invitation(s)", expired)
     unfinished_followups = Game.objects.filter(status=Game.Status.FINISHED, followups_done_at__isnull=True,
                                                finished_at__lt=cutoff).values_list("pk", flat=True)
     for game_id in unfinished_followups[:50]:

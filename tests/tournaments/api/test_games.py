@@ -77,12 +77,14 @@ def test_invalid_tables_are_refused_with_a_code(body, code):
     assert Game.objects.count() == 0
 
 
-def test_guests_cannot_create_ranked_tables(api_client):
+def test_nobody_creates_a_ranked_table_by_hand_guests_included(api_client):
     token = api_client.post("/api/auth/guest", {"device_id": "d" * 32, "display_name": "Pat"},
                             format="json").json()["token"]
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     response = api_client.post("/api/games/", {"ranked": True}, format="json")
-    assert response.status_code == 403 and response.json()["code"] == "account_required"
+    assert response.status_code == 403 and response.json()["code"] == "ranked_by_queue_only"
+    member = client_for(PlayerFactory()).post("/api/games/", {"ranked": True}, format="json")
+    assert member.status_code == 403 and member.json()["code"] == "ranked_by_queue_only"
     casual = api_client.post("/api/games/", {}, format="json")
     assert casual.status_code == 201
 

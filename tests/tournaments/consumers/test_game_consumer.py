@@ -27,6 +27,15 @@ async def connect(game, player, after=None, ticket=None, device_id=""):
     return communicator, connected, code
 
 
+async def refusal(communicator) -> tuple[str, int]:
+    """A refused connection: accepted, then one error frame, then closed. (error code, close code)"""
+    frame = json.loads(await communicator.receive_from(timeout=5))
+    assert frame["type"] == "error", frame
+    closed = await communicator.receive_output(timeout=5)
+    assert closed["type"] == "websocket.close", closed
+    return frame["code"], closed["code"]
+
+
 async def frames_until(communicator, predicate, timeout=5):
     """Collect frames until one satisfies ``predicate`` (inclusive)."""
     frames = []
@@ -242,13 +251,15 @@ async def test_a_flood_is_rate_limited_then_closed(settings):
 
 async def test_connections_without_a_valid_ticket_are_refused_and_tickets_are_single_use():
     game, people, _ = await database_sync_to_async(seated_table)()
-    _, connected, code = await connect(game, people[0], ticket="forged")
-    assert not connected and code == 4401
+    forged, connected, _ = await connect(game, people[0], ticket="forged")
+    # accepted, then closed with the code: a browser sees 4401 (a refused handshake is only 1006)
+    assert connected and await refusal(forged) == ("unauthenticated", 4401)
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
     first, connected, _ = await connect(game, people[0], ticket=ticket)
     assert connected
-    _, connected, code = await connect(game, people[0], ticket=ticket)
-    assert not connected and code == 4401
+    assert (await frames_until(first, lambda f: f["type"] == "hello"))[0]["seat"] == 0
+    again, connected, _ = await connect(game, people[0], ticket=ticket)
+    assert connected and await refusal(again) == ("unauthenticated", 4401)
     await first.disconnect()
 
 
@@ -276,16 +287,19 @@ async def test_a_browser_session_cookie_opens_the_socket_as_its_player():
     stranger = WebsocketCommunicator(application, f"/ws/games/{game.pk}/",
                                      headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"),
                                               (b"cookie", b"sessionid=not-a-session")])
-    connected, code = await stranger.connect(timeout=5)
-    assert not connected and code == 4401
+    connected, _ = await stranger.connect(timeout=5)
+    assert connected  # no valid session and no ticket: an anonymous spectator, who sees no hand
+    frames = await frames_until(stranger, lambda f: f["type"] == "state")
+    assert frames[0]["seat"] is None and frames[-1]["state"]["hand"] is None
+    await stranger.disconnect()
 
 
 async def test_a_ticket_for_another_game_or_a_foreign_origin_is_refused():
     game, people, _ = await database_sync_to_async(seated_table)()
     other, _, _ = await database_sync_to_async(seated_table)()
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=other.pk)
-    _, connected, code = await connect(game, people[0], ticket=ticket)
-    assert not connected and code == 4401
+    elsewhere, connected, _ = await connect(game, people[0], ticket=ticket)
+    assert connected and await refusal(elsewhere) == ("unauthenticated", 4401)
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
     communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?ticket={ticket}",
                                          headers=[(b"origin", b"https://evil.example"), (b"host", b"localhost")])

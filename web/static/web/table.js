@@ -71,6 +71,10 @@ function connect() {
       setConnection("closed", "There is no such game.");
       return;
     }
+    if (event.code === 4403) {
+      setConnection("closed", "This table cannot be watched until its round is over.");
+      return;
+    }
     const wait = Math.min(5000, 500 * 2 ** retry);
     retry += 1;
     setConnection("closed", `Connection lost, reconnecting in ${Math.round(wait / 100) / 10} s…`);
@@ -107,6 +111,10 @@ function onFrame(frame) {
   switch (frame.type) {
     case "hello":
       mySeat = frame.seat;
+      break;
+    case "seat": // the seat this connection plays for changed (a join, a leave, a director's swap)
+      mySeat = frame.seat;
+      refreshDetail();
       break;
     case "event":
       lastSeq = Math.max(lastSeq, frame.seq);
@@ -169,8 +177,7 @@ async function refreshDetail() {
 async function join(seat) {
   try {
     await api(`/api/games/${gameId}/join/`, { method: "POST", body: { seat, device_id: deviceId() } });
-    await refreshDetail();
-    if (socket) socket.close(4000, "rejoin as a player"); // reconnect: the new connection plays for the seat
+    await refreshDetail(); // the socket plays for the seat from its next frame on (a "seat" frame says so)
   } catch (error) {
     setError(error.message);
   }
