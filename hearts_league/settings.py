@@ -7,6 +7,7 @@ countdowns. Set ``DATABASE_URL`` and ``REDIS_URL`` for PostgreSQL and Redis, and
 """
 
 import os
+import secrets
 from pathlib import Path
 
 import environ
@@ -20,15 +21,35 @@ if PROFILE not in {"development", "production"}:
     raise environ.ImproperlyConfigured("HEARTS_PROFILE must be 'development' or 'production'")
 IS_PRODUCTION = PROFILE == "production"
 
-DEBUG = env.bool("DEBUG", default=not IS_PRODUCTION)
-if IS_PRODUCTION:
-    SECRET_KEY = env.str("SECRET_KEY")  # no default: a production deploy must set its own
-else:
-    SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-do-not-use-in-production")
+
+
+def local_secret(name: str) -> str:
+    """A secret made once for this checkout and kept in ``var/<name>`` (ignored by git, mode 0600),
+    so that a development server needs no configuration and still has no key anyone knows."""
+    path = BASE_DIR / "var" / name
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        path.parent.mkdir(exist_ok=True)
+        value = secrets.token_urlsafe(50)
+        try:
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+                out.write(value)
+        except FileExistsError:  # another process made it first: use theirs
+            return path.read_text().strip()
+        return value
+
+
+# Off unless a developer asks for it: Django's debug page shows a request's local variables,
+# which for a game include every dealt hand.
+DEBUG = env.bool("DEBUG", default=False)
+# production has no default: a deploy must set its own
+SECRET_KEY = env.str("SECRET_KEY") if IS_PRODUCTION else env.str("SECRET_KEY", default="") or local_secret("secret_key")
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[] if IS_PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+CSRF_FAILURE_VIEW = "hearts_league.api.csrf_failure"
 
 INSTALLED_APPS = [
     "daphne",

@@ -15,3 +15,8 @@ urlpatterns = [
     path("api/", include("ratings.urls")),
     path("", include("web.urls")),
 ]
+
+handler400 = "hearts_league.api.bad_request"
+handler403 = "hearts_league.api.permission_denied"
+handler404 = "hearts_league.api.not_found"
+handler500 = "hearts_league.api.server_error"

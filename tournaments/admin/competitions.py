@@ -49,7 +49,7 @@ class RegistrationInline(admin.TabularInline):
 class RoundInline(admin.TabularInline):
     model = Round
     extra = 0
-    fields = ["number", "status", "is_final", "seed", "started_at", "finished_at", "cards"]
+    fields = ["number", "status", "is_final", "started_at", "finished_at", "cards"]
     readonly_fields = fields
     can_delete = False
     show_change_link = True
@@ -221,18 +221,28 @@ class TableInline(admin.TabularInline):
 class RoundAdmin(admin.ModelAdmin):
     list_display = ["__str__", "status", "is_final", "started_at", "finished_at"]
     list_filter = ["status", "tournament"]
-    readonly_fields = [
+    # The seed and the duplicate deals stay out of every page (staff included): the deals are
+    # shown, with their salt, once every table has played them; the seed never is.
+    fields = readonly_fields = [
         "tournament",
         "number",
         "is_final",
         "status",
-        "seed",
-        "deals",
+        "deals_commitment",
+        "revealed_deals",
+        "revealed_salt",
         "started_at",
         "finished_at",
     ]
-    exclude = []
     inlines = [TableInline]
+
+    @admin.display(description="deals")
+    def revealed_deals(self, round_):
+        return round_.deals if round_.status == Round.Status.FINISHED else "hidden until the round is over"
+
+    @admin.display(description="deals salt")
+    def revealed_salt(self, round_):
+        return round_.deals_salt if round_.status == Round.Status.FINISHED else "hidden until the round is over"
 
     def has_add_permission(self, request):
         return False

@@ -2,8 +2,29 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from tournaments import visibility
 from tournaments.eventstore import audit_game
 from tournaments.models import Club, Game, GameEvent, GameSeat, League, Player
+
+
+class VisiblePayload:
+    """Shows an event's payload as the viewing staff member may see it (``tournaments.visibility``):
+    staff see a live game as a spectator does, and a game they sit at as their seat."""
+
+    @admin.display(description="payload")
+    def visible_payload(self, row: GameEvent):
+        request = getattr(self, "_request", None)
+        sight = visibility.sight(row.game, request.user if request else None)
+        return visibility.visible_payload(row, sight)
+
+    def get_queryset(self, request):
+        self._request = request
+        return super().get_queryset(request).select_related("game")
+
+    def get_object(self, request, object_id, from_field=None):
+        self._request = request
+        return super().get_object(request, object_id, from_field)
+
 
 
 @admin.register(Club)
@@ -40,12 +61,12 @@ class GameSeatInline(admin.TabularInline):
         return False
 
 
-class GameEventInline(admin.TabularInline):
+class GameEventInline(VisiblePayload, admin.TabularInline):
     """The log, read-only: events are never edited or deleted."""
 
     model = GameEvent
     extra = 0
-    fields = ["seq", "type", "cause", "actor_seat", "recorded_at", "payload", "hash"]
+    fields = ["seq", "type", "cause", "actor_seat", "recorded_at", "visible_payload", "hash"]
     readonly_fields = fields
     can_delete = False
     ordering = ["seq"]
@@ -95,10 +116,13 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(admin.ModelAdmin):
+class GameEventAdmin(VisiblePayload, admin.ModelAdmin):
     list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
     list_filter = ["type", "cause"]
     search_fields = ["game__id"]
+    fields = ["game", "seq", "type", "version", "cause", "actor_seat", "command_id", "recorded_at",
+              "visible_payload", "hash"]
+    readonly_fields = fields
 
     def has_add_permission(self, request):
         return False

@@ -1,0 +1,218 @@
+"""Fair play: the six ways an outside tester read hidden cards or seated someone unasked,
+each as the behaviour a user would notice. (The generated who-sees-what matrix is in
+test_who_sees_what.py.)"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from rest_framework.test import APIClient
+
+from ratings.models import QueueEntry
+from tests.factories import LeagueFactory, PlayerFactory
+from tests.tournaments.consumers.test_game_consumer import connect, drain, frames_until
+from tests.tournaments.helpers import client_for, play_through_services
+from tournaments import eventstore
+from tournaments.models import Game, GameEvent, Round
+from tournaments.services import competitions
+from tournaments.services.games import SeatSpec, game_create, game_execute_command, game_join, game_leave
+from tournaments.services.turns import game_run_finished_hooks
+
+
+def _play_table(table, people):
+    """Play a tournament table to its end and run its finished-game hooks (Celery's job)."""
+    play_through_services(table.game, people)
+    game_run_finished_hooks(game_id=table.game_id)
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@pytest.mark.django_db
+def test_an_anonymous_request_is_never_shown_a_cpu_seats_hand(scheduler):
+    creator = PlayerFactory()
+    game = game_create(creator=creator, seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+    body = APIClient().get(f"/api/games/{game.pk}/").json()
+    assert body["your_seat"] is None
+    assert body["state"]["hand"] is None and body["state"]["legal_plays"] == []
+    # nor to a signed-in member who sits elsewhere
+    stranger = client_for(PlayerFactory()).get(f"/api/games/{game.pk}/").json()
+    assert stranger["your_seat"] is None and stranger["state"]["hand"] is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_opened_at_a_seat_its_player_left_never_receives_the_newcomers_hand():
+    host, first, second, leaver, newcomer = [await database_sync_to_async(PlayerFactory)() for _ in range(5)]
+    game = await database_sync_to_async(game_create)(creator=host)
+    await database_sync_to_async(game_join)(game_id=game.pk, player=first, seat=1)
+    await database_sync_to_async(game_join)(game_id=game.pk, player=leaver, seat=3)
+    old, connected, _ = await connect(game, leaver, after=0)
+    assert connected and (await frames_until(old, lambda f: f["type"] == "hello"))[0]["seat"] == 3
+    await database_sync_to_async(game_leave)(game_id=game.pk, player=leaver)
+    told = await frames_until(old, lambda f: f["type"] == "seat")
+    assert told[-1]["seat"] is None  # at once, before anyone else sits down
+    await database_sync_to_async(game_join)(game_id=game.pk, player=second, seat=2)
+    await database_sync_to_async(game_join)(game_id=game.pk, player=newcomer, seat=3)  # the table starts
+    frames = await drain(old)
+    dealt = [f["event"] for f in frames if f["type"] == "event" and f["event"]["type"] == "HandDealt"]
+    assert dealt and all(hand is None for hand in dealt[0]["payload"]["hands"])
+    states = [f for f in frames if f["type"] == "state"]
+    assert states and all(f["state"]["hand"] is None and f["state"]["seat"] is None for f in states)
+    # and its commands are refused: it is a spectator's socket now
+    await old.send_to(text_data=json.dumps({"type": "pass", "cards": ["2C", "3C", "4C"]}))
+    refused = await frames_until(old, lambda f: f["type"] == "error")
+    assert refused[-1]["code"] == "not_seated"
+    await old.disconnect()
+
+
+def _duplicate_round(players_per_table=4, hands=1):
+    director = PlayerFactory(user__is_staff=True)
+    tournament = competitions.tournament_create(
+        league=LeagueFactory(), name="Duplicate night", created_by=director, duplicate_deals=True,
+        round_mode="fixed_hands", hands_per_round=hands, preferred_table_size=players_per_table)
+    people = [PlayerFactory() for _ in range(2 * players_per_table)]
+    for person in people:
+        competitions.tournament_register(tournament_id=tournament.pk, player=person)
+    round_ = competitions.tournament_start_round(tournament_id=tournament.pk)
+    tables = list(round_.tables.order_by("number").select_related("game"))
+    by_id = {p.pk: p for p in people}
+    seated = [[by_id[pid] for pid in table.players] for table in tables]
+    return tournament, round_, tables, seated, director
+
+
+@pytest.mark.django_db
+def test_no_round_endpoint_shows_a_seed_or_the_deals_before_the_round_is_over(scheduler):
+    tournament, round_, tables, seated, _ = _duplicate_round()
+    listed = APIClient().get(f"/api/tournaments/{tournament.pk}/rounds/").json()
+    assert "seed" not in listed[0] and str(round_.seed) not in json.dumps(listed)
+    assert listed[0]["deals"] is None and listed[0]["deals_salt"] is None
+    commitment = listed[0]["deals_commitment"]
+    assert commitment and len(commitment) == 64
+    for table, people in zip(tables, seated, strict=True):
+        _play_table(table, people)
+    over = APIClient().get(f"/api/tournaments/{tournament.pk}/rounds/").json()[0]
+    assert over["status"] == "finished" and "seed" not in over
+    # anyone checks the deals were fixed when the round started, and that every table got them
+    digest = hashlib.sha256((over["deals_salt"] + _canonical(over["deals"])).encode()).hexdigest()
+    assert digest == commitment
+    for table in tables:
+        dealt = GameEvent.objects.filter(game=table.game, type="HandDealt").order_by("seq").first().payload
+        assert [sorted(h) for h in dealt["hands"]] == [sorted(h) for h in over["deals"]["4"][0]]
+
+
+@pytest.mark.django_db
+def test_a_duplicate_table_is_hidden_from_the_other_tables_of_its_round_until_the_round_is_over(scheduler):
+    tournament, round_, tables, seated, director = _duplicate_round()
+    first, second = tables
+    _play_table(first, seated[0])  # table 1 finishes, table 2 has not started playing
+    rival = client_for(seated[1][0])
+    for door in ("events/", "replay/", "export/", "audit/"):
+        response = rival.get(f"/api/games/{first.game.pk}/{door}")
+        assert response.status_code == 403 and response.json()["code"] == "hidden_until_round_over", door
+    detail = rival.get(f"/api/games/{first.game.pk}/").json()
+    assert detail["state"] is None and detail["final_totals"] is None and detail["watchable"] is False
+    outsider = APIClient().get(f"/api/games/{first.game.pk}/replay/")
+    assert outsider.status_code == 403
+    tables_listed = rival.get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert all(t["results"] == [] for t in tables_listed)
+    # table 1's own players see their game as their seat only: no other hand, no salt
+    own = client_for(seated[0][0]).get(f"/api/games/{first.game.pk}/replay/", {"at": 3}).json()
+    assert "hands" not in own and own["view"]["seat"] == 0
+    own_events = client_for(seated[0][0]).get(f"/api/games/{first.game.pk}/events/").json()["events"]
+    dealt = next(e for e in own_events if e["type"] == "HandDealt")["payload"]["hands"]
+    assert dealt[0] is not None and dealt[1:] == [None] * 3
+    assert next(e for e in own_events if e["type"] == "DealSaltRevealed")["payload"]["salt"] is None
+    # staff may watch, as a spectator
+    assert client_for(director).get(f"/api/games/{first.game.pk}/events/").status_code == 200
+    _play_table(second, seated[1])  # the round is over: everything is shown
+    assert Round.objects.get(pk=round_.pk).status == "finished"
+    assert not Game.objects.get(pk=first.game.pk).sealed
+    replay = rival.get(f"/api/games/{first.game.pk}/replay/", {"at": 3})
+    assert replay.status_code == 200 and all(hand for hand in replay.json()["hands"])
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_to_another_table_of_a_duplicate_round_is_closed_with_4403():
+    _, _, tables, seated, _ = await database_sync_to_async(_duplicate_round)()
+    communicator, connected, _ = await connect(tables[0].game, seated[1][0], after=0)
+    assert connected
+    frame = json.loads(await communicator.receive_from(timeout=5))
+    assert frame["type"] == "error" and frame["code"] == "hidden_until_round_over"
+    assert (await communicator.receive_output(timeout=5)) == {"type": "websocket.close", "code": 4403}
+
+
+@pytest.mark.django_db
+def test_replay_answers_at_every_position_and_invents_no_hand_before_the_deal():
+    people = [PlayerFactory() for _ in range(4)]
+    game = game_create(creator=people[0], rules={"end_score": 26},
+                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    play_through_services(game, people)
+    game.refresh_from_db()
+    seat = client_for(people[0])
+    for at in range(1, game.seq + 1):
+        response = seat.get(f"/api/games/{game.pk}/replay/", {"at": at})
+        assert response.status_code == 200, (at, response.content)
+    start = [seat.get(f"/api/games/{game.pk}/replay/", {"at": at}).json() for at in (1, 2, 1)]
+    assert start[0] == start[2]  # nothing random: the same answer every time
+    assert all(body["view"]["phase"] == "dealing" and body["hands"] == [[], [], [], []] for body in start)
+    # and a live game, from its own seat, at every position up to now
+    live = game_create(creator=people[0],
+                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    for _ in range(30):
+        state = eventstore.read_engine_game(Game.objects.get(pk=live.pk), lambda s: (s.to_act[0], s.view(s.to_act[0])))
+        acting, view = state
+        command = ({"type": "pass", "cards": view["hand"][:3]} if view["phase"] == "passing"
+                   else {"type": "play", "card": view["legal_plays"][0]})
+        game_execute_command(game_id=live.pk, player=people[acting], command=command)
+    live.refresh_from_db()
+    for at in range(1, live.seq + 1):
+        body = seat.get(f"/api/games/{live.pk}/replay/", {"at": at})
+        assert body.status_code == 200 and "hands" not in body.json(), at
+
+
+@pytest.mark.django_db
+def test_seating_another_player_needs_their_invitation_accepted(scheduler):
+    host, invitee = PlayerFactory(), PlayerFactory()
+    others = [PlayerFactory() for _ in range(2)]
+    forced = client_for(host).post("/api/games/", {
+        "seats": [{"kind": "me"}, {"kind": "player", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
+        format="json")
+    assert forced.status_code == 400  # nobody is seated without saying yes
+    created = client_for(host).post("/api/games/", {
+        "seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
+        format="json")
+    assert created.status_code == 201
+    game = Game.objects.get(pk=created.json()["id"])
+    seats = created.json()["seats"]
+    assert seats[1]["player_id"] is None and seats[1]["invited"]["player_id"] == invitee.pk
+    # the invitee is not playing anywhere: the ranked queue takes them
+    queued = client_for(invitee).post("/api/ranked/queue", {"table_size": 4}, format="json")
+    assert queued.status_code in (200, 201), queued.json()
+    QueueEntry.objects.filter(player=invitee).delete()
+    # nobody else takes the held seat
+    taken = client_for(others[0]).post(f"/api/games/{game.pk}/join/", {"seat": 1}, format="json")
+    assert taken.status_code == 409 and taken.json()["code"] == "seat_reserved"
+    for other in others:
+        assert client_for(other).post(f"/api/games/{game.pk}/join/", {}, format="json").status_code == 200
+    game.refresh_from_db()
+    assert game.status == Game.Status.WAITING  # still waiting for the invitee
+    invitations = client_for(invitee).get("/api/invitations/").json()["results"]
+    assert [i["game"] for i in invitations] == [game.pk] and invitations[0]["status"] == "pending"
+    accepted = client_for(invitee).post(f"/api/invitations/{invitations[0]['id']}/accept/", {}, format="json")
+    assert accepted.status_code == 200 and accepted.json()["status"] == "accepted"
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    assert game.seats.get(seat=1).player_id == invitee.pk
+    # a declined invitation opens the seat
+    again = client_for(host).post("/api/games/", {
+        "rules": {"players": 3}, "seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk},
+                                           {"kind": "open"}]}, format="json")
+    assert again.status_code == 201, again.json()
+    invitation = client_for(invitee).get("/api/invitations/").json()["results"][0]
+    assert client_for(invitee).post(f"/api/invitations/{invitation['id']}/decline/").json()["status"] == "declined"
+    joined = client_for(others[0]).post(f"/api/games/{again.json()['id']}/join/", {"seat": 1}, format="json")
+    assert joined.status_code == 200
