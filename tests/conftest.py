@@ -23,6 +23,16 @@ def _embedded_worker_stops_before_the_test_database_goes(request):
     embedded.stop_embedded_worker()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    """Tests create many accounts: hash their passwords with a cheap algorithm (Django's advice
+    for test settings). Passwords still have to match; the subprocess servers keep PBKDF2."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fresh_process_caches():
     """Test databases reuse game ids: start every test with empty per-process caches."""

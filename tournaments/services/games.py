@@ -292,13 +292,22 @@ def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
     return game
 
 
+def may_reclaim(seat: GameSeat, device_id: str) -> bool:
+    """Whether the seat's away player, on this device, takes it back: from the device they sat down
+    on; a seat given by a tournament or the ranked queue (no device yet) from any device, which
+    then becomes the seat's."""
+    return not seat.device_token_hash or device_token_hash(device_id) == seat.device_token_hash
+
+
 def seat_reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
-    """The away player is back on the same device: the seat is theirs again (SeatReclaimed)."""
-    if not seat.device_token_hash or device_token_hash(device_id) != seat.device_token_hash:
+    """The away player is back on their device: the seat is theirs again (SeatReclaimed)."""
+    if not may_reclaim(seat, device_id):
         raise DomainError("wrong_device", "Your seat can be taken back only from the device you sat down on.",
                           status=403)
     seat.away, seat.away_since = False, None
-    seat.save(update_fields=["away", "away_since"])
+    if not seat.device_token_hash and device_id:
+        seat.device_token_hash = device_token_hash(device_id)
+    seat.save(update_fields=["away", "away_since", "device_token_hash"])
     append_table_events(game, [SeatReclaimed(seat=seat.seat).to_dict()],
                         cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
 

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from tournaments.events import SeatVacated
 from tournaments.models import Game, GameEvent, GameSeat, SeatConnection, ServerHeartbeat
-from tournaments.services.games import append_table_events, device_token_hash, lock_game, seat_reclaim
+from tournaments.services.games import append_table_events, lock_game, may_reclaim, seat_reclaim
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +83,7 @@ def seat_connected(*, game_id: int, seat: int, connection_id: str, device_id: st
     if row.disconnected_since is not None:
         row.disconnected_since = None
         row.save(update_fields=["disconnected_since"])
-    if (game.status == Game.Status.ACTIVE and row.away and row.device_token_hash
-            and device_token_hash(device_id) == row.device_token_hash):
+    if game.status == Game.Status.ACTIVE and row.away and may_reclaim(row, device_id):
         seat_reclaim(game, row, device_id)
         return True
     return False
