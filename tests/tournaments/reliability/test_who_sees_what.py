@@ -638,11 +638,18 @@ async def run(scenario: Scenario) -> Match:
         return moved
 
     def doors(step, moved):
-        level = "final" if not moved else "full" if step == estimate // 2 else "light"
+        # every moment, one viewer asks one door; at two moments some ask every door (the pages
+        # and admin pages at the end, staff always among them); each viewer kind is drawn in turn
+        # so that over the games every kind asks every door at every kind of moment
         everyone = list(match.viewers.values())
-        asking = {"final": everyone, "full": match.rng.sample(everyone, min(3, len(everyone)))}
-        for viewer in asking.get(level) or [match.rng.choice(everyone)]:
-            match.rest_doors(viewer, level=level)
+        if moved and step != estimate // 2:
+            match.rest_doors(match.rng.choice(everyone), level="light")
+            return
+        asking = match.rng.sample(everyone, min(3, len(everyone)))
+        if not moved and match.viewers["staff"] not in asking:
+            asking.append(match.viewers["staff"])
+        for viewer in everyone:
+            match.rest_doors(viewer, level=("final" if not moved else "full") if viewer in asking else "light")
 
     for step in range(5000):
         moved = await database_sync_to_async(act)(step)
@@ -682,14 +689,14 @@ async def finish_duplicate_round(match: Match) -> None:
             first += 1
             if first in (1, 10):
                 for viewer in match.viewers.values():
-                    match.rest_doors(viewer, level="full")
+                    match.rest_doors(viewer, level="full" if viewer.label in ("staff", "rival", "seat0") else "light")
                     match.rest_doors(viewer, level="light", game=match.other)
         game_run_finished_hooks(game_id=match.other.pk)
         assert Round.objects.get(pk=match.round.pk).status == Round.Status.FINISHED
         match.refresh_truth()
         assert match.everything() and match.may_watch(rival)
         for viewer in match.viewers.values():
-            match.rest_doors(viewer, level="final")
+            match.rest_doors(viewer, level="final" if viewer.label in ("staff", "rival", "seat0") else "light")
 
     await database_sync_to_async(play_second_table)()
 
