@@ -87,12 +87,14 @@ def fetch(statement: Statement | str, params: Sequence) -> list[tuple]:
         return cursor.fetchall()
 
 
-def for_update_of(alias: str) -> str:
-    """``FOR UPDATE OF alias`` where the database has row locks (SQLite locks the whole file)."""
+def for_update_of(*aliases: str) -> str:
+    """``FOR UPDATE OF aliases`` where the database has row locks (SQLite locks the whole file)."""
     features = default_connection.features
     if not features.has_select_for_update:
         return ""
-    return f" FOR UPDATE OF {quote(alias)}" if features.has_select_for_update_of else " FOR UPDATE"
+    if not features.has_select_for_update_of:
+        return " FOR UPDATE"
+    return " FOR UPDATE OF " + ", ".join(quote(alias) for alias in aliases)
 
 
 INSERT_BATCH = 500

@@ -393,10 +393,15 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
 _GAME, _SEAT, _PLAYER, _EVENT = (sql.Columns(Game, "g"), sql.Columns(GameSeat, "s"),
                                   sql.Columns(Player, "p"), sql.Columns(GameEvent, "e"))
 
+# Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
+# seats, then what hangs off a seat): PostgreSQL locks a joined row's tables in the order of the
+# FROM clause. Locking the seats is what makes them current: a statement that waited for the game
+# row's lock re-reads only the rows it locked, so seats read unlocked would be those of before
+# the transaction it waited for (a leave committed meanwhile would go unseen).
 _LOCK_WITH_SEATS = sql.Statement(lambda: (
-    f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(GameSeat)} s"
-    f" JOIN {sql.table(Game)} g ON g.id = s.game_id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
-    f" WHERE s.game_id = %s ORDER BY s.seat{sql.for_update_of('g')}"))
+    f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
+    f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
+    f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"))
 _EARLIER_EVENTS = sql.Statement(lambda: (
     f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
     f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"))
@@ -417,6 +422,26 @@ def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
         seat.player = load_player(row) if seat.player_id is not None else None
         seats.append(seat)
     return game, seats
+
+
+def _same_command(earlier: list[GameEvent], command: dict, expected_seq: int | None) -> bool:
+    """Whether ``command`` (and its ``expected_seq``) is the one whose events ``earlier`` are."""
+    first = earlier[0]
+    if expected_seq is not None and expected_seq != first.seq - 1:
+        return False
+    kind = command.get("type")
+    try:
+        if kind == "play":
+            return first.type == "CardPlayed" and engine.Card.parse(command.get("card")) == engine.Card.parse(
+                first.payload["card"])
+        if kind == "pass":
+            return first.type == "CardsPassed" and {engine.Card.parse(c) for c in command.get("cards") or ()} == {
+                engine.Card.parse(c) for c in first.payload["cards"]}
+        if kind == "moon_choice":
+            return first.type == "MoonChosen" and command.get("choice") == first.payload["choice"]
+    except (ValueError, TypeError):
+        return False
+    return False
 
 
 def _earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
@@ -441,6 +466,9 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
     if command_id:
         earlier = _earlier_events(game, command_id, seat)
         if earlier:
+            if not _same_command(earlier, command, expected_seq):
+                raise DomainError("command_id_reused", f"Command id {command_id!r} was used for another command: "
+                                  "a retry sends the same command, a new command needs a new id.", status=409)
             return CommandResult(game=game, events=earlier, duplicate=True)
     if expected_seq is not None and expected_seq != game.seq:
         raise DomainError("stale_state", f"The game is at seq {game.seq}, not {expected_seq}.",

@@ -153,6 +153,25 @@ def test_a_retried_command_id_appends_nothing_and_returns_the_first_result():
     assert Game.objects.get(pk=game.pk).seq == first["seq"]
 
 
+def test_a_command_id_reused_for_another_command_is_refused_and_appends_nothing():
+    game, _, clients = seated_table(rules={"passing": "off"})
+    leader = _state(clients[0], game.pk)["to_act"][0]
+    seq = Game.objects.get(pk=game.pk).seq
+    url = f"/api/games/{game.pk}/commands/"
+    assert clients[leader].post(url, {"type": "play", "card": "2C", "command_id": "c-1", "expected_seq": seq},
+                                format="json").status_code == 200
+    after = Game.objects.get(pk=game.pk).seq
+    for changed in ({"type": "play", "card": "3C"}, {"type": "pass", "cards": ["3C", "4C", "5C"]},
+                    {"type": "play", "card": "2C", "expected_seq": seq + 7}):
+        response = clients[leader].post(url, {**changed, "command_id": "c-1"}, format="json")
+        assert response.status_code == 409 and response.json()["code"] == "command_id_reused", changed
+    # the same command again, in another spelling of the card, is the retry it claims to be
+    retried = clients[leader].post(url, {"type": "play", "card": "2c", "command_id": "c-1", "expected_seq": seq},
+                                   format="json")
+    assert retried.status_code == 200 and retried.json()["duplicate"] is True
+    assert Game.objects.get(pk=game.pk).seq == after
+
+
 def test_a_stale_expected_seq_is_refused_with_409():
     game, _, clients = seated_table(rules={"passing": "off"})
     leader = _state(clients[0], game.pk)["to_act"][0]
