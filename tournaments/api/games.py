@@ -114,13 +114,19 @@ class SeatSerializer(serializers.Serializer):
 
 
 class GameSerializer(serializers.ModelSerializer):
+    """A game as the requester may see it (``tournaments.visibility``): ``watchable`` is false for a
+    table of a duplicate round still being played (only its players and staff watch it), whose
+    result is hidden too."""
+
     seats = serializers.SerializerMethodField()
     players = serializers.IntegerField(source="players_count", read_only=True)
+    watchable = serializers.BooleanField(read_only=True, default=True)
 
     class Meta:
         model = Game
         fields = ["id", "status", "ranked", "turn_seconds", "league", "rules", "players", "seq", "seats",
-                  "turn_deadline", "final_totals", "winner_seat", "created_at", "started_at", "finished_at"]
+                  "turn_deadline", "final_totals", "winner_seat", "created_at", "started_at", "finished_at",
+                  "watchable"]
 
     def to_representation(self, game):
         body = super().to_representation(game)
@@ -128,6 +134,7 @@ class GameSerializer(serializers.ModelSerializer):
         if sight is None:
             request = self.context.get("request")
             sight = visibility.sight(game, request.user if request else None, list(game.seats.all()))
+        body["watchable"] = sight.may_watch
         if not sight.may_watch:  # a sealed table's result is part of its round's secret
             body["final_totals"] = body["winner_seat"] = None
         return body
@@ -250,7 +257,6 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         sight = visibility.sight(game, self.request.user, seats)
         body = GameSerializer(game, context={"sight": sight}).data
         body["your_seat"] = sight.seat
-        body["watchable"] = sight.may_watch
         body["state"] = (eventstore.read_engine_game(game, sight.view)
                          if game.status != Game.Status.WAITING and sight.may_watch else None)
         return body

@@ -447,9 +447,12 @@ class Match:
             if watch and not self.everything(game) and other != seat:
                 assert peek.status_code == 403 and peek.json()["code"] == "hidden_until_over"
             self.check(viewer, peek.json(), "replay of another seat", game=game)
-        listed = viewer.api.get("/api/games/", {"player": self.people[0].pk} if game.pk == self.game.pk else {})
-        assert listed.status_code == 200
-        self.check(viewer, listed.json(), "game list", game=game)
+        for listing in ("/api/games/", f"/api/players/{self.people[0].pk}/games"):
+            listed = viewer.api.get(listing, {"player": self.people[0].pk} if listing == "/api/games/" else {})
+            assert listed.status_code == 200
+            mine = [g for g in listed.json()["results"] if g["id"] == game.pk]
+            assert all(g["watchable"] == watch and (watch or g["final_totals"] is None) for g in mine)
+            self.check(viewer, listed.json(), f"game list {listing}", game=game)
         export = viewer.api.get(f"{base}/export/")
         if self.everything(game):
             assert export.status_code == 200

@@ -37,14 +37,42 @@ async function loadLists() {
   document.getElementById("live-tables").innerHTML = live.results.length
     ? `<ul class="games">${live.results.slice(0, 20).map((g) => {
       const seated = mine && g.seats.some((s) => s.player_id === mine.player_id);
+      if (!seated && !g.watchable) return gameRow(g, '<span class="muted">Round in play: watch it when it is over</span>');
       return gameRow(g, `<a class="button" href="/tables/${g.id}/">${seated ? "Back to your seat" : "Watch"}</a>`);
     }).join("")}</ul>`
     : '<p class="muted">No game in play.</p>';
   document.getElementById("finished-tables").innerHTML = finished.results.length
     ? `<ul class="games">${finished.results.slice(0, 20).map((g) =>
-      gameRow(g, `<a class="button" href="/games/${g.id}/replay/">Replay</a> <span class="muted">${when(g.finished_at)}</span>`),
+      gameRow(g, g.watchable
+        ? `<a class="button" href="/games/${g.id}/replay/">Replay</a> <span class="muted">${when(g.finished_at)}</span>`
+        : '<span class="muted">Replay once its round is over</span>'),
     ).join("")}</ul>`
     : '<p class="muted">No finished game yet.</p>';
+}
+
+async function loadInvitations() {
+  const box = document.getElementById("invitations");
+  if (!box || !me()) return;
+  const { results } = await api("/api/invitations/");
+  const pending = results.filter((i) => i.status === "pending");
+  box.hidden = !pending.length;
+  box.innerHTML = pending.length
+    ? `<h2>Invitations</h2><ul class="games">${pending.map((i) => `<li class="game-row"><span><strong>Table ${i.game}</strong>,
+      seat ${i.seat + 1} · invited by ${esc(i.invited_by || "?")} · until ${when(i.expires_at)}</span>
+      <span><button type="button" class="primary" data-accept="${i.id}" data-game="${i.game}">Sit down</button>
+      <button type="button" data-decline="${i.id}">Decline</button></span></li>`).join("")}</ul>`
+    : "";
+}
+
+async function answerInvitation(id, accept, game) {
+  try {
+    await api(`/api/invitations/${id}/${accept ? "accept" : "decline"}/`,
+      { method: "POST", body: accept ? { device_id: deviceId() } : {} });
+    if (accept) window.location.assign(`/tables/${game}/`);
+    else await loadInvitations();
+  } catch (error) {
+    toast(error.message);
+  }
 }
 
 async function createTable(body) {
@@ -108,5 +136,16 @@ document.getElementById("open-tables").addEventListener("click", async (event) =
   }
 });
 
+document.getElementById("invitations").addEventListener("click", (event) => {
+  const accept = event.target.closest("[data-accept]");
+  const decline = event.target.closest("[data-decline]");
+  if (accept) answerInvitation(accept.dataset.accept, true, accept.dataset.game);
+  else if (decline) answerInvitation(decline.dataset.decline, false);
+});
+
 loadLists().catch(showError);
-setInterval(() => loadLists().catch(() => {}), 10000);
+loadInvitations().catch(() => {});
+setInterval(() => {
+  loadLists().catch(() => {});
+  loadInvitations().catch(() => {});
+}, 10000);
