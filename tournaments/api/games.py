@@ -109,6 +109,8 @@ class SeatSerializer(serializers.Serializer):
     player_id = serializers.IntegerField(allow_null=True)
     name = serializers.CharField(allow_null=True)
     cpu = serializers.BooleanField()
+    bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], allow_null=True,
+                                  help_text="a CPU seat's player: random (easy), rule (medium), montecarlo (hard)")
     away = serializers.BooleanField()
     invited = InvitedSerializer(allow_null=True, help_text="an open seat held for an invited player")
 
@@ -147,7 +149,8 @@ class GameSerializer(serializers.ModelSerializer):
                              "expires_at": i.expires_at} for i in selectors.held_invitations(game)}
         return [
             {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name if s.player else None,
-             "cpu": bool(s.player and s.player.is_cpu), "away": s.away, "invited": held.get(s.seat)}
+             "cpu": bool(s.player and s.player.is_cpu), "bot": s.player.bot_kind if s.player and s.player.is_cpu
+             else None, "away": s.away, "invited": held.get(s.seat)}
             for s in game.seats.all()  # prefetched by the list selector and by _detail
         ]
 
