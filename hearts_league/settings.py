@@ -177,8 +177,28 @@ if not REDIS_URL:
 CELERY_EMBEDDED_WORKER = env.bool("CELERY_EMBEDDED_WORKER", default=not REDIS_URL)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="hearts")
 
+# --- Client input limits (docs/reliability.md, "Hostile input") ------------------------
+# Longest request body: Django refuses a longer form or body (RequestDataTooBig, answered 413
+# by hearts_league.errors) and the REST JSON parser refuses a longer JSON body (413 too).
+HEARTS_MAX_BODY_BYTES = env.int("HEARTS_MAX_BODY_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = HEARTS_MAX_BODY_BYTES
+# Deepest nesting of arrays/objects in JSON a client sends (hearts_league.json_input.parse_json).
+HEARTS_JSON_MAX_DEPTH = env.int("HEARTS_JSON_MAX_DEPTH", default=32)
+# Reverse proxies in front of the app that append the client's address to X-Forwarded-For.
+# 0: X-Forwarded-For is ignored (any client can set it) and the address is REMOTE_ADDR.
+HEARTS_TRUSTED_PROXIES = env.int("HEARTS_TRUSTED_PROXIES", default=0)
+if HEARTS_TRUSTED_PROXIES < 0:
+    raise environ.ImproperlyConfigured("HEARTS_TRUSTED_PROXIES must be 0 or more")
+
 # --- REST framework and OpenAPI ---------------------------------------------------------
 REST_FRAMEWORK = {
+    "DEFAULT_PARSER_CLASSES": [
+        "hearts_league.json_input.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # throttles key anonymous clients on this address (hearts_league.client_ip agrees with it)
+    "NUM_PROXIES": HEARTS_TRUSTED_PROXIES,
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",

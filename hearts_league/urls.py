@@ -15,3 +15,7 @@ urlpatterns = [
     path("api/", include("ratings.urls")),
     path("", include("web.urls")),
 ]
+
+handler400 = "hearts_league.errors.bad_request"
+handler404 = "hearts_league.errors.not_found"
+handler500 = "hearts_league.errors.server_error"

@@ -181,7 +181,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         dates = {}
         for name in ("created_after", "created_before"):
             if params.get(name):
-                parsed = parse_datetime(params[name])
+                # issue 18 (hostile-input branch): parse_datetime raises ValueError for a well-formed
+                # but impossible date (2026-02-30, hour 25): that was a 500
+                try:
+                    parsed = parse_datetime(params[name])
+                except ValueError:
+                    parsed = None
                 if parsed is None:
                     raise DomainError("invalid_parameter", f"'{name}' must be an ISO 8601 date-time.")
                 dates[name] = parsed
