@@ -7,6 +7,7 @@ countdowns. Set ``DATABASE_URL`` and ``REDIS_URL`` for PostgreSQL and Redis, and
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
     "ratings",
     "web",
@@ -56,6 +58,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "hearts_league.logins.LockoutMiddleware",  # last, as axes.middleware.AxesMiddleware must be
 ]
 
 ROOT_URLCONF = "hearts_league.urls"
@@ -142,6 +145,19 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not IS_PRODUCTION
 
 LOGIN_URL = "/admin/login/"
+
+# --- Login doors: failed-login lockouts (django-axes) --------------------------------------
+# Axes refuses every authenticate() from an address locked out, before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("HEARTS_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("HEARTS_LOGIN_LOCKOUT_MINUTES", default=15))
+# By address alone: rotating usernames (password spraying) from one address is locked out too.
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "hearts_league.logins.client_ip"
+AXES_LOCKOUT_CALLABLE = "hearts_league.logins.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted all the same; no row per successful login
+# hearts_league.logins.LockoutMiddleware is AxesMiddleware with its async path fixed
+SILENCED_SYSTEM_CHECKS = ["axes.W002"]
 
 # --- Redis: channel layer and Celery broker ---------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -13,6 +13,8 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
+from hearts_league.logins import lockout_message
+
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
     player = getattr(request.user, "player", None) if request.user.is_authenticated else None
@@ -84,7 +86,7 @@ def session_from_token(request):
 @require_http_methods(["GET", "POST"])
 def login_view(request):
     """A member's sign-in form (username and password) for the session."""
-    error = ""
+    error, status = "", 200
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()},
                                            require_https=request.is_secure()):
@@ -95,8 +97,13 @@ def login_view(request):
         if user is not None:
             login(request, user)
             return redirect(next_url)
-        error = "Wrong username or password."
-    return _page(request, "login.html", "login", error=error, next=next_url)
+        if getattr(request, "axes_locked_out", False):  # django-axes: too many failures from here
+            error, status = lockout_message(), 429
+        else:
+            error = "Wrong username or password."
+    response = _page(request, "login.html", "login", error=error, next=next_url)
+    response.status_code = status
+    return response
 
 
 @require_POST

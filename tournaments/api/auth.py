@@ -11,11 +11,17 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from hearts_league.api import DomainError
+from hearts_league.logins import client_ip
 from tournaments.services.players import player_guest_for_device, player_register
 
 
 class AuthThrottle(AnonRateThrottle):
+    """Token, registration and guest requests per client address (``THROTTLE_AUTH``)."""
+
     scope = "auth"
+
+    def get_ident(self, request):
+        return client_ip(request)
 
 
 class RegisterSerializer(serializers.Serializer):
@@ -78,7 +84,9 @@ class TokenView(APIView):
         """Username and password in, API token out."""
         data = TokenRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request, **data.validated_data)
+        # the Django request: django-axes marks a locked-out address on it, and LockoutMiddleware
+        # answers 429 for it (hearts_league.logins)
+        user = authenticate(request._request, **data.validated_data)
         if user is None or not hasattr(user, "player"):
             raise DomainError("invalid_credentials", "Wrong username or password.", status=401)
         return _token_response(user.player)
