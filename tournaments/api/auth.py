@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from hearts_league.api import DomainError
 from hearts_league.logins import client_ip
+from tournaments.names import NameError_, clean_display_name, normalise_username
 from tournaments.services.players import player_guest_for_device, player_register
 
 
@@ -24,16 +25,33 @@ class AuthThrottle(AnonRateThrottle):
         return client_ip(request)
 
 
+def _checked(check, value):
+    try:
+        return check(value)
+    except NameError_ as error:
+        raise serializers.ValidationError(str(error), code=error.code) from None
+
+
+class DisplayNameField(serializers.CharField):
+    """A display name: NFKC, no invisible or text-steering characters (``tournaments.names``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=60, required=False, allow_blank=True, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        return _checked(clean_display_name, value) if value.strip() else ""
+
+
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.RegexField(r"^[\w.@+-]{3,150}$")
+    username = serializers.CharField(max_length=150, help_text="3-150 of a-z A-Z 0-9 . @ + - _ (NFKC first); "
+                                                               "unique whatever the case")
     password = serializers.CharField(write_only=True, min_length=8, max_length=128)
-    display_name = serializers.CharField(max_length=60, required=False, allow_blank=True)
+    display_name = DisplayNameField(help_text="default: the username; unique whatever the case")
     email = serializers.EmailField(required=False, allow_blank=True)
 
     def validate_username(self, value):
-        if get_user_model().objects.filter(username__iexact=value).exists():
-            raise serializers.ValidationError("This username is taken.", code="username_taken")
-        return value
+        return _checked(normalise_username, value)
 
     def validate(self, attrs):
         validate_password(attrs["password"], get_user_model()(username=attrs["username"]))
@@ -48,7 +66,7 @@ class TokenRequestSerializer(serializers.Serializer):
 class GuestSerializer(serializers.Serializer):
     device_id = serializers.CharField(min_length=16, max_length=128,
                                       help_text="a random id the client keeps (e.g. a UUID)")
-    display_name = serializers.CharField(max_length=60, required=False, allow_blank=True)
+    display_name = DisplayNameField()
 
 
 TokenResponse = inline_serializer("TokenResponse", {

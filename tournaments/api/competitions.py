@@ -254,6 +254,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = PlayerChoiceSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = _player_for(request, data.validated_data["player_id"])
+        if player.is_guest:  # a tournament's standings and results need someone who can sign in again
+            raise DomainError("account_required", "Tournaments need a registered account.", status=403)
         registration = services.tournament_register(tournament_id=self.get_object().pk, player=player)
         return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
 

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
 
+from tournaments.names import display_name_key
+
 
 class Club(models.Model):
     """A Hearts club: it runs leagues and club nights."""
@@ -52,6 +54,8 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
     )
     display_name = models.CharField(max_length=60)
+    name_key = models.CharField(max_length=180, editable=False, default="",
+                                help_text="display name case-folded (tournaments.names): unique per club")
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
@@ -64,11 +68,24 @@ class Player(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(bot_kind="") | models.Q(user__isnull=True), name="cpu_has_no_user"
-            )
+            ),
+            # No two people (CPUs aside) of a club share a display name, whatever its case; nor do
+            # two people of no club (guests, most accounts): NULLs are distinct in a unique index.
+            models.UniqueConstraint(fields=["club", "name_key"], condition=models.Q(bot_kind="", club__isnull=False),
+                                    name="display_name_unique_per_club"),
+            models.UniqueConstraint(fields=["name_key"], condition=models.Q(bot_kind="", club__isnull=True),
+                                    name="display_name_unique_without_club"),
         ]
 
     def __str__(self):
         return self.display_name
+
+    def save(self, *args, **kwargs):
+        self.name_key = display_name_key(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def is_cpu(self) -> bool:
