@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc as our own static files: the docs work offline
     "channels",
     "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
@@ -234,6 +235,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tables, games as event logs, replays, audits, tournaments and ratings.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # one schema name per choice set used in several places
     "ENUM_NAME_OVERRIDES": {

@@ -70,14 +70,18 @@ class GuestSerializer(serializers.Serializer):
 
 
 TokenResponse = inline_serializer("TokenResponse", {
-    "token": serializers.CharField(), "player_id": serializers.IntegerField(),
+    "token": serializers.CharField(),
+    "player_id": serializers.IntegerField(allow_null=True, help_text="null: an account without a player "
+                                                                      "profile (e.g. a director's)"),
     "display_name": serializers.CharField(), "is_guest": serializers.BooleanField()})
 
 
-def _token_response(player, status_code=status.HTTP_200_OK):
-    token, _ = Token.objects.get_or_create(user=player.user)
-    return Response({"token": token.key, "player_id": player.pk, "display_name": player.display_name,
-                     "is_guest": player.is_guest}, status=status_code)
+def _token_response(user, status_code=status.HTTP_200_OK):
+    token, _ = Token.objects.get_or_create(user=user)
+    player = getattr(user, "player", None)
+    return Response({"token": token.key, "player_id": player.pk if player else None,
+                     "display_name": player.display_name if player else user.get_username(),
+                     "is_guest": bool(player and player.is_guest)}, status=status_code)
 
 
 class RegisterView(APIView):
@@ -90,7 +94,7 @@ class RegisterView(APIView):
         data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = player_register(**data.validated_data)
-        return _token_response(player, status.HTTP_201_CREATED)
+        return _token_response(player.user, status.HTTP_201_CREATED)
 
 
 class TokenView(APIView):
@@ -105,9 +109,11 @@ class TokenView(APIView):
         # the Django request: django-axes marks a locked-out address on it, and LockoutMiddleware
         # answers 429 for it (hearts_league.logins)
         user = authenticate(request._request, **data.validated_data)
-        if user is None or not hasattr(user, "player"):
+        if user is None:  # wrong password, an inactive account, or a locked-out address (429 then)
             raise DomainError("invalid_credentials", "Wrong username or password.", status=401)
-        return _token_response(user.player)
+        # any active account, with or without a player profile: a director manages tournaments
+        # over the API without playing
+        return _token_response(user)
 
 
 class GuestView(APIView):
@@ -121,4 +127,4 @@ class GuestView(APIView):
         data.is_valid(raise_exception=True)
         player = player_guest_for_device(device_id=data.validated_data["device_id"],
                                          display_name=data.validated_data.get("display_name", ""))
-        return _token_response(player)
+        return _token_response(player.user)
