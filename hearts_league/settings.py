@@ -6,7 +6,10 @@ countdowns. Set ``DATABASE_URL`` and ``REDIS_URL`` for PostgreSQL and Redis, and
 ``HEARTS_PROFILE=production`` for the hardened profile that ``manage.py check --deploy`` accepts.
 """
 
+import hashlib
+import hmac
 import os
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,6 +18,29 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
+
+
+def local_secret(name: str) -> str:
+    """A random secret kept in ``var/<name>`` (git-ignored, mode 0600), made the first time it is
+    asked for: every process of one checkout (server, workers, tests) then shares it."""
+    path = BASE_DIR / "var" / name
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    temporary = path.with_name(f".{name}.{os.getpid()}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(secrets.token_urlsafe(48))
+    try:
+        os.link(temporary, path)  # atomic, and refused if another process made it first
+    except FileExistsError:
+        pass
+    finally:
+        temporary.unlink()
+    return path.read_text().strip()
+
 
 PROFILE = env.str("HEARTS_PROFILE", default="development")
 if PROFILE not in {"development", "production"}:
@@ -30,6 +56,14 @@ ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[] if IS_PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# The key of the event logs' hash chain (tournaments.eventstore): kept out of the database, so that
+# writing to the database is not enough to rewrite a game's history unseen. It must never change
+# (every stored game would audit as tampered). Development: a random key made once in var/. Production:
+# set it; by default it is derived from SECRET_KEY (so set it before ever rotating SECRET_KEY).
+HEARTS_CHAIN_KEY = env.str("HEARTS_CHAIN_KEY", default="") or (
+    hmac.new(SECRET_KEY.encode(), b"hearts-league event chain", hashlib.sha256).hexdigest()
+    if IS_PRODUCTION else local_secret("chain-key"))
 
 INSTALLED_APPS = [
     "daphne",

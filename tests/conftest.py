@@ -37,3 +37,17 @@ def _fresh_process_caches():
 @pytest.fixture
 def api_client():
     return APIClient()
+
+
+def _allow_event_truncate(sender, connection, **kwargs):
+    """PostgreSQL refuses TRUNCATE of the event table (migration 0012) unless a superuser session
+    says otherwise: the flushes of transactional tests TRUNCATE every table."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET hearts.allow_event_truncate = 'on'")
+
+
+def pytest_configure(config):
+    from django.db.backends.signals import connection_created
+
+    connection_created.connect(_allow_event_truncate, dispatch_uid="allow_event_truncate")

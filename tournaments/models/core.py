@@ -112,6 +112,10 @@ class Game(models.Model):
                                    related_name="games_created")
     seq = models.PositiveIntegerField(default=0, help_text="seq of the last event appended")
     head_hash = models.CharField(max_length=64, blank=True, help_text="hash of the last event appended")
+    chain_sealed_seq = models.PositiveIntegerField(
+        default=0, editable=False, help_text="events up to here were hashed before the chain key (plain sha256)")
+    chain_seal = models.CharField(max_length=64, blank=True, editable=False,
+                                  help_text="HMAC of those events' last hash (tournaments.eventstore)")
     deal_salt = models.CharField(max_length=64, blank=True, editable=False,
                                  help_text="secret until the game ends; proves the deals were fixed")
     planned_deals = models.JSONField(default=list, blank=True, editable=False,
@@ -213,8 +217,9 @@ class GameEventQuerySet(models.QuerySet):
 class GameEvent(models.Model):
     """One fact in a game's history. Never updated, never deleted.
 
-    ``hash = sha256(previous hash + canonical JSON of this event)``, so editing any
-    stored event breaks the chain from there on (see ``tournaments.eventstore``).
+    ``hash = HMAC-SHA256(HEARTS_CHAIN_KEY, previous hash + canonical JSON of this event)``, so
+    editing any stored event breaks the chain from there on, and only the key's holder could
+    recompute it (see ``tournaments.eventstore``).
     """
 
     class Cause(models.TextChoices):
