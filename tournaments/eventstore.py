@@ -15,6 +15,7 @@ not replay the whole game, and :func:`rebuild_engine_game` proves the cache is d
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -47,8 +48,17 @@ def _timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def _chain_key() -> bytes:
-    return settings.HEARTS_CHAIN_KEY.encode()
+@functools.lru_cache(maxsize=4)
+def _keyed(key: str) -> hmac.HMAC:
+    return hmac.new(key.encode(), digestmod=hashlib.sha256)
+
+
+def _hmac(message: bytes) -> str:
+    """HMAC-SHA256 under ``HEARTS_CHAIN_KEY``: a copy of the keyed state, so the key's pads are
+    not hashed again for every event (half the cost of ``hmac.digest``; about 1 µs over sha256)."""
+    state = _keyed(settings.HEARTS_CHAIN_KEY).copy()
+    state.update(message)
+    return state.hexdigest()
 
 
 def event_hash(previous: str, *, seq: int, type: str, version: int, payload: dict, recorded_at: datetime,
@@ -61,7 +71,7 @@ def event_hash(previous: str, *, seq: int, type: str, version: int, payload: dic
     })
     message = (previous + body).encode()
     if keyed:
-        return hmac.digest(_chain_key(), message, "sha256").hex()
+        return _hmac(message)
     return hashlib.sha256(message).hexdigest()
 
 
@@ -73,7 +83,7 @@ def row_hash(row: GameEvent, previous: str, *, keyed: bool = True) -> str:
 
 def chain_seal(game_id: int, seq: int, head: str) -> str:
     """The keyed seal of a log stored before the key: its game, length and last (sha256) hash."""
-    return hmac.digest(_chain_key(), f"seal:{game_id}:{seq}:{head}".encode(), "sha256").hex()
+    return _hmac(f"seal:{game_id}:{seq}:{head}".encode())
 
 
 def _is_keyed(game: Game, seq: int) -> bool:
