@@ -273,6 +273,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # links between operations (a created game's id to its commands...): hearts_league.openapi
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "hearts_league.openapi.add_links"],
     # one schema name per choice set used in several places
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": "tournaments.models.core.Game.Status",

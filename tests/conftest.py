@@ -23,14 +23,19 @@ def _embedded_worker_stops_before_the_test_database_goes(request):
     embedded.stop_embedded_worker()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_process_caches():
-    """Test databases reuse game ids: start every test with empty per-process caches."""
+def clear_process_caches():
+    """Empty the per-process caches of game state (after a rollback, say)."""
     from tournaments.eventstore import engine_cache
     from tournaments.feed import feed
 
     engine_cache.clear()
     feed.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_caches():
+    """Test databases reuse game ids: start every test with empty per-process caches."""
+    clear_process_caches()
     yield
 
 
