@@ -3,8 +3,6 @@ the REST API and the WebSocket protocol, exactly as any other client would."""
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth import authenticate, login, logout
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -13,6 +11,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
+from hearts_league.json_input import JSONInputError, parse_json
 from hearts_league.logins import lockout_message
 
 
@@ -71,8 +70,8 @@ def session_from_token(request):
     Protected by CSRF like any form post, so another site cannot log a visitor in as itself.
     """
     try:
-        key = json.loads(request.body or b"{}").get("token", "")
-    except (ValueError, AttributeError):
+        key = parse_json(request.body or b"{}").get("token", "")
+    except (JSONInputError, AttributeError):
         key = ""
     valid = isinstance(key, str) and key
     token = Token.objects.select_related("user").filter(key=key).first() if valid else None

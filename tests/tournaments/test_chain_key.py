@@ -10,7 +10,6 @@ import stat
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from hearts_league.settings import local_secret
 from tests.tournaments.helpers import play_through_services, seated_table
 from tests.tournaments.test_eventstore import _tamper
 from tournaments import eventstore
@@ -119,6 +118,7 @@ def test_postgresql_refuses_truncate_of_the_event_table(finished_game):
 
 def test_a_local_secret_is_made_once_readable_only_by_its_owner(tmp_path, monkeypatch):
     import hearts_league.settings as project_settings
+    from hearts_league.settings import local_secret
 
     monkeypatch.setattr(project_settings, "BASE_DIR", tmp_path)
     first = local_secret("test-key")

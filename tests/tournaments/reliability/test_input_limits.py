@@ -32,6 +32,9 @@ def test_deeply_nested_json_gets_400_json_too_deep_on_every_json_endpoint():
         response = _post_raw(client, url, DEEP)
         assert response.status_code == 400, (url, response.status_code)
         assert response.json()["code"] == "json_too_deep"
+    # the web page's token-to-session door reads JSON too
+    response = _post_raw(anonymous, "/web/session", DEEP)
+    assert response.status_code == 400 and response.json()["code"] == "invalid_token"
 
 
 def test_a_body_over_the_size_limit_gets_413_in_the_json_error_shape(settings):

@@ -9,7 +9,6 @@ import pytest
 from django.test import AsyncClient, Client, RequestFactory, override_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from hearts_league.logins import client_ip
 from tests.factories import PlayerFactory
 
 pytestmark = pytest.mark.django_db
@@ -121,6 +120,8 @@ def test_auth_requests_over_the_rate_get_429_whatever_x_forwarded_for_says(url, 
 
 
 def test_x_forwarded_for_counts_only_with_trusted_proxies():
+    from hearts_league.logins import client_ip
+
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="1.1.1.1, 2.2.2.2")
     assert client_ip(request) == "10.0.0.1"
     with override_settings(HEARTS_TRUSTED_PROXIES=1):
