@@ -24,7 +24,7 @@ _REFUSED_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _INVISIBLE = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u034f", "\u17b4", "\u17b5"}
 
 
-class NameError_(ValueError):
+class InvalidName(ValueError):
     """A refused name; ``code`` is ``invalid_username`` or ``invalid_display_name``."""
 
     def __init__(self, code: str, message: str):
@@ -36,7 +36,7 @@ def normalise_username(value: str) -> str:
     """The username as stored: NFKC, ASCII ``[A-Za-z0-9_.@+-]``, 3-150 characters (case kept)."""
     name = unicodedata.normalize("NFKC", value or "")
     if not USERNAME.fullmatch(name):
-        raise NameError_("invalid_username",
+        raise InvalidName("invalid_username",
                          "A username is 3 to 150 letters (a-z), digits or . @ + - _ characters.")
     return name
 
@@ -48,12 +48,12 @@ def clean_display_name(value: str, max_length: int = 60) -> str:
     for char in name:
         category = unicodedata.category(char)
         if category in _REFUSED_CATEGORIES or char in _INVISIBLE or (category == "Zs" and char != " "):
-            raise NameError_("invalid_display_name",
+            raise InvalidName("invalid_display_name",
                              f"A display name cannot contain the invisible or control character U+{ord(char):04X}.")
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
-        raise NameError_("invalid_display_name", "A display name needs at least one letter or digit.")
+        raise InvalidName("invalid_display_name", "A display name needs at least one letter or digit.")
     if len(name) > max_length:
-        raise NameError_("invalid_display_name", f"A display name has at most {max_length} characters.")
+        raise InvalidName("invalid_display_name", f"A display name has at most {max_length} characters.")
     return name
 
 

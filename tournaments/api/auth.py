@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from hearts_league.api import DomainError
 from hearts_league.logins import client_ip
-from tournaments.names import NameError_, clean_display_name, normalise_username
+from tournaments.names import InvalidName, clean_display_name, normalise_username
 from tournaments.services.players import player_guest_for_device, player_register
 
 
@@ -28,7 +28,7 @@ class AuthThrottle(AnonRateThrottle):
 def _checked(check, value):
     try:
         return check(value)
-    except NameError_ as error:
+    except InvalidName as error:
         raise serializers.ValidationError(str(error), code=error.code) from None
 
 
