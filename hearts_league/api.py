@@ -1,6 +1,9 @@
 """Project-wide REST conventions: every error body carries a machine-readable ``code``."""
 
+import re
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.exceptions import APIException, ValidationError
@@ -19,8 +22,45 @@ class DomainError(APIException):
         self.extra = extra
 
 
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
+MAX_ID = 2**63 - 1  # the largest bigint: ids and numbers beyond it are refused before the database
+
+
+def int_query_param(request, name: str, default: int | None = None, minimum: int = 0,
+                    maximum: int = MAX_ID) -> int | None:
+    """The integer query parameter ``name`` (``default`` when absent or empty), or 400
+    ``invalid_parameter`` if it is not a whole number from ``minimum`` to ``maximum``: a number
+    beyond a bigint would reach the database and fail there (a 500) rather than find nothing."""
+    raw = request.query_params.get(name) if hasattr(request, "query_params") else request.GET.get(name)
+    if raw in (None, ""):
+        return default
+    if not _INTEGER.fullmatch(raw):  # not int(): it takes " 1_0 " and spends time on huge strings
+        raise DomainError("invalid_parameter", f"'{name}' must be an integer.")
+    value = int(raw)
+    if not minimum <= value <= maximum:
+        raise DomainError("invalid_parameter", f"'{name}' must be from {minimum} to {maximum}.")
+    return value
+
+
+def suspicious_request_error(exc: SuspiciousOperation) -> tuple[int, str, str]:
+    """(status, code, detail) for a request Django refused as malformed or too big."""
+    if isinstance(exc, RequestDataTooBig):
+        return 413, "body_too_large", "The request body is too large."
+    name = type(exc).__name__
+    codes = {"DisallowedHost": "bad_host", "TooManyFieldsSent": "too_many_fields",
+             "TooManyFilesSent": "too_many_files"}
+    return 400, codes.get(name, "bad_request"), "The request is malformed."
+
+
+def error_response(status: int, code: str, detail: str) -> JsonResponse:
+    """The API's error body, outside DRF (Django's error handlers, middleware)."""
+    return JsonResponse({"code": code, "detail": detail}, status=status)
+
+
 def exception_handler(exc, context):
     """Shape every DRF error as ``{"code": ..., "detail": ..., ["errors": {...}]}``."""
+    if isinstance(exc, SuspiciousOperation):
+        return error_response(*suspicious_request_error(exc))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -37,32 +77,3 @@ def exception_handler(exc, context):
         code = codes if isinstance(codes, str) else exc.default_code
         response.data = {"code": code, "detail": str(exc.detail)}
     return response
-
-
-# --- errors outside DRF's views (Django's handler404/500/..., CSRF failures) -------------------
-# With DEBUG off (the default) every error is this JSON shape: it never shows a traceback, a
-# setting or a request's local variables.
-
-
-def error_response(status: int, code: str, detail: str) -> JsonResponse:
-    return JsonResponse({"code": code, "detail": detail}, status=status)
-
-
-def bad_request(request, exception=None):
-    return error_response(400, "bad_request", "The request is not valid.")
-
-
-def permission_denied(request, exception=None):
-    return error_response(403, "permission_denied", "You may not do this.")
-
-
-def not_found(request, exception=None):
-    return error_response(404, "not_found", "There is nothing at this address.")
-
-
-def server_error(request):
-    return error_response(500, "server_error", "Something went wrong on the server; nothing was shown of it.")
-
-
-def csrf_failure(request, reason=""):
-    return error_response(403, "csrf_failed", "The form's CSRF token is missing or wrong: reload the page.")

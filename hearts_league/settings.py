@@ -6,8 +6,11 @@ countdowns. Set ``DATABASE_URL`` and ``REDIS_URL`` for PostgreSQL and Redis, and
 ``HEARTS_PROFILE=production`` for the hardened profile that ``manage.py check --deploy`` accepts.
 """
 
+import hashlib
+import hmac
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -16,28 +19,34 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
+
+def local_secret(name: str) -> str:
+    """A random secret kept in ``var/<name>`` (git-ignored, mode 0600), made the first time it is
+    asked for: every process of one checkout (server, workers, tests) then shares it."""
+    path = BASE_DIR / "var" / name
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    temporary = path.with_name(f".{name}.{os.getpid()}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(secrets.token_urlsafe(48))
+    try:
+        os.link(temporary, path)  # atomic, and refused if another process made it first
+    except FileExistsError:
+        pass
+    finally:
+        temporary.unlink()
+    return path.read_text().strip()
+
+
 PROFILE = env.str("HEARTS_PROFILE", default="development")
 if PROFILE not in {"development", "production"}:
     raise environ.ImproperlyConfigured("HEARTS_PROFILE must be 'development' or 'production'")
 IS_PRODUCTION = PROFILE == "production"
 
-
-
-def local_secret(name: str) -> str:
-    """A secret made once for this checkout and kept in ``var/<name>`` (ignored by git, mode 0600),
-    so that a development server needs no configuration and still has no key anyone knows."""
-    path = BASE_DIR / "var" / name
-    try:
-        return path.read_text().strip()
-    except FileNotFoundError:
-        path.parent.mkdir(exist_ok=True)
-        value = secrets.token_urlsafe(50)
-        try:
-            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
-                out.write(value)
-        except FileExistsError:  # another process made it first: use theirs
-            return path.read_text().strip()
-        return value
 
 
 # Off unless a developer asks for it: Django's debug page shows a request's local variables,
@@ -49,7 +58,15 @@ ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[] if IS_PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-CSRF_FAILURE_VIEW = "hearts_league.api.csrf_failure"
+CSRF_FAILURE_VIEW = "hearts_league.errors.csrf_failure"
+
+# The key of the event logs' hash chain (tournaments.eventstore): kept out of the database, so that
+# writing to the database is not enough to rewrite a game's history unseen. It must never change
+# (every stored game would audit as tampered). Development: a random key made once in var/. Production:
+# set it; by default it is derived from SECRET_KEY (so set it before ever rotating SECRET_KEY).
+HEARTS_CHAIN_KEY = env.str("HEARTS_CHAIN_KEY", default="") or (
+    hmac.new(SECRET_KEY.encode(), b"hearts-league event chain", hashlib.sha256).hexdigest()
+    if IS_PRODUCTION else local_secret("chain-key"))
 
 INSTALLED_APPS = [
     "daphne",
@@ -62,7 +79,9 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc as our own static files: the docs work offline
     "channels",
+    "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
     "ratings",
     "web",
@@ -77,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "hearts_league.logins.LockoutMiddleware",  # last, as axes.middleware.AxesMiddleware must be
 ]
 
 ROOT_URLCONF = "hearts_league.urls"
@@ -164,6 +184,19 @@ WHITENOISE_USE_FINDERS = not IS_PRODUCTION
 
 LOGIN_URL = "/admin/login/"
 
+# --- Login doors: failed-login lockouts (django-axes) --------------------------------------
+# Axes refuses every authenticate() from an address locked out, before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("HEARTS_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("HEARTS_LOGIN_LOCKOUT_MINUTES", default=15))
+# By address alone: rotating usernames (password spraying) from one address is locked out too.
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "hearts_league.logins.client_ip"
+AXES_LOCKOUT_CALLABLE = "hearts_league.logins.lockout_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted all the same; no row per successful login
+# hearts_league.logins.LockoutMiddleware is AxesMiddleware with its async path fixed
+SILENCED_SYSTEM_CHECKS = ["axes.W002"]
+
 # --- Redis: channel layer and Celery broker ---------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
 
@@ -198,8 +231,28 @@ if not REDIS_URL:
 CELERY_EMBEDDED_WORKER = env.bool("CELERY_EMBEDDED_WORKER", default=not REDIS_URL)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="hearts")
 
+# --- Client input limits (docs/reliability.md, "Hostile input") ------------------------
+# Longest request body: Django refuses a longer form or body (RequestDataTooBig, answered 413
+# by hearts_league.errors) and the REST JSON parser refuses a longer JSON body (413 too).
+HEARTS_MAX_BODY_BYTES = env.int("HEARTS_MAX_BODY_BYTES", default=1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = HEARTS_MAX_BODY_BYTES
+# Deepest nesting of arrays/objects in JSON a client sends (hearts_league.json_input.parse_json).
+HEARTS_JSON_MAX_DEPTH = env.int("HEARTS_JSON_MAX_DEPTH", default=32)
+# Reverse proxies in front of the app that append the client's address to X-Forwarded-For.
+# 0: X-Forwarded-For is ignored (any client can set it) and the address is REMOTE_ADDR.
+HEARTS_TRUSTED_PROXIES = env.int("HEARTS_TRUSTED_PROXIES", default=0)
+if HEARTS_TRUSTED_PROXIES < 0:
+    raise environ.ImproperlyConfigured("HEARTS_TRUSTED_PROXIES must be 0 or more")
+
 # --- REST framework and OpenAPI ---------------------------------------------------------
 REST_FRAMEWORK = {
+    "DEFAULT_PARSER_CLASSES": [
+        "hearts_league.json_input.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # throttles key anonymous clients on this address (hearts_league.client_ip agrees with it)
+    "NUM_PROXIES": HEARTS_TRUSTED_PROXIES,
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
@@ -219,7 +272,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tables, games as event logs, replays, audits, tournaments and ratings.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # links between operations (a created game's id to its commands...): hearts_league.openapi
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "hearts_league.openapi.add_links"],
     # one schema name per choice set used in several places
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": "tournaments.models.core.Game.Status",
@@ -284,6 +342,7 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 HEARTS_WS_MAX_FRAME = env.int("HEARTS_WS_MAX_FRAME", default=4096)  # characters
+HEARTS_WS_MAX_DEPTH = env.int("HEARTS_WS_MAX_DEPTH", default=8)  # nesting of a frame's JSON (commands need 3)
 HEARTS_WS_RATE = env.float("HEARTS_WS_RATE", default=10.0)  # frames per second per connection...
 HEARTS_WS_BURST = env.int("HEARTS_WS_BURST", default=30)  # ...with bursts of this many
 HEARTS_WS_FLOOD_CLOSE = env.int("HEARTS_WS_FLOOD_CLOSE", default=50)  # refused frames before closing

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from hearts_league.health import healthz
 
@@ -11,12 +11,13 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/", include("tournaments.urls")),
     path("api/", include("ratings.urls")),
     path("", include("web.urls")),
 ]
 
-handler400 = "hearts_league.api.bad_request"
-handler403 = "hearts_league.api.permission_denied"
-handler404 = "hearts_league.api.not_found"
-handler500 = "hearts_league.api.server_error"
+handler400 = "hearts_league.errors.bad_request"
+handler403 = "hearts_league.errors.permission_denied"
+handler404 = "hearts_league.errors.not_found"
+handler500 = "hearts_league.errors.server_error"

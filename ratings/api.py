@@ -13,7 +13,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from hearts_league.api import DomainError
+from hearts_league.api import DomainError, int_query_param
 from ratings import selectors
 from ratings.models import QueueEntry
 from ratings.services import matchmaking
@@ -193,11 +193,8 @@ class PlayerRatingsView(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        league = params.get("league")
-        if league not in (None, "") and not league.isdigit():
-            raise DomainError("invalid_parameter", "'league' must be a league id.")
         return selectors.player_rating_history(
-            player_id=self.player.pk, league_id=int(league) if league else None,
+            player_id=self.player.pk, league_id=int_query_param(self.request, "league"),
             global_only=params.get("pool") == "global")
 
     def list(self, request, *args, **kwargs):

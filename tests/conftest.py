@@ -33,17 +33,36 @@ def _fast_password_hashing():
         yield
 
 
-@pytest.fixture(autouse=True)
-def _fresh_process_caches():
-    """Test databases reuse game ids: start every test with empty per-process caches."""
+def clear_process_caches():
+    """Empty the per-process caches of game state (after a rollback, say)."""
     from tournaments.eventstore import engine_cache
     from tournaments.feed import feed
 
     engine_cache.clear()
     feed.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_caches():
+    """Test databases reuse game ids: start every test with empty per-process caches."""
+    clear_process_caches()
     yield
 
 
 @pytest.fixture
 def api_client():
     return APIClient()
+
+
+def _allow_event_truncate(sender, connection, **kwargs):
+    """PostgreSQL refuses TRUNCATE of the event table (migration 0012) unless a superuser session
+    says otherwise: the flushes of transactional tests TRUNCATE every table."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET hearts.allow_event_truncate = 'on'")
+
+
+def pytest_configure(config):
+    from django.db.backends.signals import connection_created
+
+    connection_created.connect(_allow_event_truncate, dispatch_uid="allow_event_truncate")

@@ -9,7 +9,6 @@ for its own seat. A lost message only delays; nothing can leak or be skipped.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -24,6 +23,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
+from hearts_league.json_input import JSONInputError, parse_json
 from tournaments import eventstore, live, visibility
 from tournaments.feed import feed
 from tournaments.models import Game, Player
@@ -178,13 +178,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.error("rate_limited", "Too many frames: slow down.")
             return
         raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
-        if len(raw) > settings.HEARTS_WS_MAX_FRAME:
-            await self.error("frame_too_large", f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} bytes.")
-            return
         try:
-            frame = json.loads(raw)
-        except (ValueError, RecursionError):
-            await self.error("invalid_json", "Frames are JSON objects.")
+            frame = parse_json(raw, max_size=settings.HEARTS_WS_MAX_FRAME, max_depth=settings.HEARTS_WS_MAX_DEPTH)
+        except JSONInputError as refused:
+            code = "frame_too_large" if refused.code == "body_too_large" else refused.code
+            await self.error(code, {"frame_too_large": f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} "
+                                    "characters.", "json_too_deep": f"Frames nest at most "
+                                    f"{settings.HEARTS_WS_MAX_DEPTH} levels."}.get(code, "Frames are JSON objects."))
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
             await self.error("invalid_frame", "A frame is a JSON object with a string 'type'.")

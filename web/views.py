@@ -3,8 +3,6 @@ the REST API and the WebSocket protocol, exactly as any other client would."""
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth import authenticate, login, logout
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -12,6 +10,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
+
+from hearts_league.json_input import JSONInputError, parse_json
+from hearts_league.logins import lockout_message
 
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
@@ -69,8 +70,8 @@ def session_from_token(request):
     Protected by CSRF like any form post, so another site cannot log a visitor in as itself.
     """
     try:
-        key = json.loads(request.body or b"{}").get("token", "")
-    except (ValueError, AttributeError):
+        key = parse_json(request.body or b"{}").get("token", "")
+    except (JSONInputError, AttributeError):
         key = ""
     valid = isinstance(key, str) and key
     token = Token.objects.select_related("user").filter(key=key).first() if valid else None
@@ -84,7 +85,7 @@ def session_from_token(request):
 @require_http_methods(["GET", "POST"])
 def login_view(request):
     """A member's sign-in form (username and password) for the session."""
-    error = ""
+    error, status = "", 200
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()},
                                            require_https=request.is_secure()):
@@ -95,8 +96,13 @@ def login_view(request):
         if user is not None:
             login(request, user)
             return redirect(next_url)
-        error = "Wrong username or password."
-    return _page(request, "login.html", "login", error=error, next=next_url)
+        if getattr(request, "axes_locked_out", False):  # django-axes: too many failures from here
+            error, status = lockout_message(), 429
+        else:
+            error = "Wrong username or password."
+    response = _page(request, "login.html", "login", error=error, next=next_url)
+    response.status_code = status
+    return response
 
 
 @require_POST

@@ -16,7 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
-from hearts_league.api import DomainError
+from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments import selectors_competitions as selectors
 from tournaments.api import views
 from tournaments.api.serializers import LeagueSerializer
@@ -80,7 +80,8 @@ class TournamentCreateSerializer(serializers.Serializer):
     final_table_size = serializers.ChoiceField(choices=[0, 3, 4, 5], default=0)
     auto_advance = serializers.BooleanField(default=False)
     turn_seconds = serializers.ChoiceField(choices=[30, 60], required=False, allow_null=True, default=None)
-    seed = serializers.IntegerField(required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=-MAX_ID,
+                                    max_value=MAX_ID, help_text="fixes the draws; a bigint")
 
 
 class PlayerChoiceSerializer(serializers.Serializer):
@@ -239,15 +240,13 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     permission_classes = [IsAuthenticatedOrReadOnly]
 
     def get_queryset(self):
-        league = self.request.query_params.get("league")
+        league = int_query_param(self.request, "league")
         status_filter = self.request.query_params.get("status") or None
         if status_filter and status_filter not in Tournament.Status.values:
             raise DomainError(
                 "invalid_parameter", f"'status' is one of {', '.join(Tournament.Status.values)}."
             )
-        if league is not None and not league.isdigit():
-            raise DomainError("invalid_parameter", "'league' must be an integer.")
-        return selectors.tournaments_list(league_id=int(league) if league else None, status=status_filter)
+        return selectors.tournaments_list(league_id=league, status=status_filter)
 
     def get_object(self) -> Tournament:
         pk = self.kwargs["pk"]
@@ -283,6 +282,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = PlayerChoiceSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = _player_for(request, data.validated_data["player_id"])
+        if player.is_guest:  # a tournament's standings and results need someone who can sign in again
+            raise DomainError("account_required", "Tournaments need a registered account.", status=403)
         registration = services.tournament_register(tournament_id=self.get_object().pk, player=player)
         return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
 

@@ -7,6 +7,7 @@ import json
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
@@ -15,7 +16,7 @@ from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnl
 from rest_framework.response import Response
 from rest_framework.throttling import UserRateThrottle
 
-from hearts_league.api import DomainError
+from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments import eventstore, selectors, visibility
 from tournaments.models import Game
 from tournaments.services import games as game_services
@@ -162,34 +163,6 @@ class CommandThrottle(UserRateThrottle):
     scope = "commands"
 
 
-MAX_ID = 2**63 - 1  # the largest bigint
-
-
-def _seat_param(request, name="seat"):
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise DomainError("invalid_parameter", f"'{name}' must be a seat number.") from None
-
-
-def _int_param(request, name, default=None, minimum=0):
-    raw = request.query_params.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise DomainError("invalid_parameter", f"'{name}' must be an integer.") from None
-    if value < minimum:
-        raise DomainError("invalid_parameter", f"'{name}' must be at least {minimum}.")
-    if value > MAX_ID:  # the database would refuse it (a 500) rather than find nothing
-        raise DomainError("invalid_parameter", f"'{name}' must be at most {MAX_ID}.")
-    return value
-
-
 def _requester(request):
     player = getattr(request.user, "player", None) if request.user.is_authenticated else None
     if player is None:
@@ -216,17 +189,18 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         status_filter = params.get("status") or None
         if status_filter and status_filter not in Game.Status.values:
             raise DomainError("invalid_parameter", f"'status' is one of {', '.join(Game.Status.values)}.")
-        from django.utils.dateparse import parse_datetime
-
         dates = {}
         for name in ("created_after", "created_before"):
             if params.get(name):
-                parsed = parse_datetime(params[name])
+                try:  # a well-formed but impossible date (2026-02-30, hour 25) raises ValueError
+                    parsed = parse_datetime(params[name])
+                except ValueError:
+                    parsed = None
                 if parsed is None:
                     raise DomainError("invalid_parameter", f"'{name}' must be an ISO 8601 date-time.")
                 dates[name] = parsed
-        return selectors.games_list(player_id=_int_param(self.request, "player"), status=status_filter,
-                                    ranked=ranked, league_id=_int_param(self.request, "league"), **dates)
+        return selectors.games_list(player_id=int_query_param(self.request, "player"), status=status_filter,
+                                    ranked=ranked, league_id=int_query_param(self.request, "league"), **dates)
 
     @extend_schema(request=GameCreateSerializer, responses={201: GameSerializer})
     def create(self, request):
@@ -314,7 +288,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """Events after ``after``: redacted for the requester while the game is live."""
         game = self.get_object()
         sight = self._watching(game)
-        after = _int_param(request, "after", default=0)
+        after = int_query_param(request, "after", default=0)
         rows = selectors.game_events_after(game, after, up_to=game.seq)
         return Response({"seq": game.seq, "status": game.status,
                          "events": [visible_event(row, sight) for row in rows]})
@@ -329,10 +303,10 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         sight = self._watching(game)
         if game.seq == 0:
             raise DomainError("game_not_started", "This game has not started yet.", status=409)
-        at = _int_param(request, "at", default=game.seq, minimum=1)
+        at = int_query_param(request, "at", default=game.seq, minimum=1)
         if at > game.seq:
             raise DomainError("invalid_parameter", f"'at' must be between 1 and {game.seq}.")
-        seat = _seat_param(request)
+        seat = int_query_param(request, "seat")
         if seat is not None and not 0 <= seat < game.players_count:
             raise DomainError("invalid_seat", f"This table has seats 0 to {game.players_count - 1}.")
         if not sight.everything and seat is not None and seat != sight.seat:

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
 
+from tournaments.names import display_name_key
+
 
 class Club(models.Model):
     """A Hearts club: it runs leagues and club nights."""
@@ -52,6 +54,8 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
     )
     display_name = models.CharField(max_length=60)
+    name_key = models.CharField(max_length=180, editable=False, default="",
+                                help_text="display name case-folded (tournaments.names): unique per club")
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
@@ -64,11 +68,24 @@ class Player(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(bot_kind="") | models.Q(user__isnull=True), name="cpu_has_no_user"
-            )
+            ),
+            # No two people (CPUs aside) of a club share a display name, whatever its case; nor do
+            # two people of no club (guests, most accounts): NULLs are distinct in a unique index.
+            models.UniqueConstraint(fields=["club", "name_key"], condition=models.Q(bot_kind="", club__isnull=False),
+                                    name="display_name_unique_per_club"),
+            models.UniqueConstraint(fields=["name_key"], condition=models.Q(bot_kind="", club__isnull=True),
+                                    name="display_name_unique_without_club"),
         ]
 
     def __str__(self):
         return self.display_name
+
+    def save(self, *args, **kwargs):
+        self.name_key = display_name_key(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def is_cpu(self) -> bool:
@@ -95,6 +112,10 @@ class Game(models.Model):
                                    related_name="games_created")
     seq = models.PositiveIntegerField(default=0, help_text="seq of the last event appended")
     head_hash = models.CharField(max_length=64, blank=True, help_text="hash of the last event appended")
+    chain_sealed_seq = models.PositiveIntegerField(
+        default=0, editable=False, help_text="events up to here were hashed before the chain key (plain sha256)")
+    chain_seal = models.CharField(max_length=64, blank=True, editable=False,
+                                  help_text="HMAC of those events' last hash (tournaments.eventstore)")
     deal_salt = models.CharField(max_length=64, blank=True, editable=False,
                                  help_text="secret until the game ends; proves the deals were fixed")
     planned_deals = models.JSONField(default=list, blank=True, editable=False,
@@ -231,8 +252,9 @@ class GameEventQuerySet(models.QuerySet):
 class GameEvent(models.Model):
     """One fact in a game's history. Never updated, never deleted.
 
-    ``hash = sha256(previous hash + canonical JSON of this event)``, so editing any
-    stored event breaks the chain from there on (see ``tournaments.eventstore``).
+    ``hash = HMAC-SHA256(HEARTS_CHAIN_KEY, previous hash + canonical JSON of this event)``, so
+    editing any stored event breaks the chain from there on, and only the key's holder could
+    recompute it (see ``tournaments.eventstore``).
     """
 
     class Cause(models.TextChoices):

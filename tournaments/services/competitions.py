@@ -103,6 +103,9 @@ def rules_for_size(tournament: Tournament, size: int) -> dict:
     return _check_rules(tournament.rules or _fixed_rules(tournament), players=size).to_dict()
 
 
+MAX_PLACE_POINTS = 10**6  # issue 18: bounds _check_points_by_place
+
+
 def _check_points_by_place(points: dict) -> dict:
     checked = {}
     for key, values in (points or {}).items():
@@ -118,6 +121,9 @@ def _check_points_by_place(points: dict) -> dict:
             or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
         ):
             raise DomainError("invalid_points", f"A table of {size} needs {size} numbers, best place first.")
+        # issue 18 (hostile input): infinity or a number too large to add up as a float was a 500
+        if not all(math.isfinite(v) and abs(v) <= MAX_PLACE_POINTS for v in values):
+            raise DomainError("invalid_points", f"Points by place are finite numbers up to {MAX_PLACE_POINTS:,}.")
         checked[str(size)] = list(values)
     return checked
 

@@ -1,17 +1,55 @@
-"""Creating players: registered members, guests and CPUs."""
+"""Creating players: registered members, guests and CPUs.
+
+Usernames and display names are checked by ``tournaments.names`` and unique in the database
+(usernames case-insensitively, display names per club): of two registrations racing for one
+name, the database refuses the second, answered 409 ``username_taken`` / ``display_name_taken``.
+"""
+
+import hashlib
+import secrets
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
+from hearts_league.api import DomainError
 from tournaments.models import Club, Player
+from tournaments.names import display_name_key, normalise_username
+
+
+def _username_taken(username: str) -> bool:
+    return get_user_model().objects.filter(username__iexact=username).exists()
+
+
+def display_name_taken(display_name: str, club: Club | None, *, exclude: Player | None = None) -> bool:
+    """Whether another person of the club (or of no club) goes by this name, whatever its case."""
+    others = Player.objects.filter(bot_kind="", club=club, name_key=display_name_key(display_name))
+    return others.exclude(pk=exclude.pk if exclude else None).exists()
+
+
+def _refuse_taken(username: str | None, display_name: str, club: Club | None) -> None:
+    if username is not None and _username_taken(username):
+        raise DomainError("username_taken", "This username is taken.", status=409)
+    if display_name_taken(display_name, club):
+        raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
 
 
 @transaction.atomic
 def player_register(*, username: str, password: str, display_name: str = "", club: Club | None = None,
                     email: str = "") -> Player:
-    """Create a user account and its player profile."""
-    user = get_user_model().objects.create_user(username=username, password=password, email=email)
-    return Player.objects.create(user=user, display_name=display_name or username, club=club)
+    """Create a user account and its player profile (409 if the username or display name is taken).
+
+    ``username`` is normalised (NFKC); ``display_name`` (default: the username) is stored as given,
+    so callers pass it through ``tournaments.names.clean_display_name`` first."""
+    username = normalise_username(username)
+    display_name = display_name or username
+    _refuse_taken(username, display_name, club)
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(username=username, password=password, email=email)
+            return Player.objects.create(user=user, display_name=display_name, club=club)
+    except IntegrityError:  # another registration took the name between the check and the insert
+        _refuse_taken(username, display_name, club)
+        raise
 
 
 def player_get_or_create_cpu(*, bot_kind: str, display_name: str = "") -> Player:
@@ -23,21 +61,44 @@ def player_get_or_create_cpu(*, bot_kind: str, display_name: str = "") -> Player
     return player
 
 
+def _free_guest_name() -> str:
+    while True:
+        name = f"Guest {secrets.token_hex(3)}"
+        if not display_name_taken(name, None):
+            return name
+
+
 @transaction.atomic
 def player_guest_for_device(*, device_id: str, display_name: str) -> Player:
-    """The guest player bound to a device (created on first visit); casual tables only."""
-    import hashlib
-    import secrets
+    """The guest player bound to a device (created on first visit); casual tables only.
 
+    A guest's display name is unique among people of no club like anyone's (409
+    ``display_name_taken``); without one, a guest is "Guest" and a random tag."""
     device_hash = hashlib.sha256(device_id.encode()).hexdigest()
     player = Player.objects.select_for_update().filter(is_guest=True, guest_device_hash=device_hash).first()
     if player is not None:
         if display_name and player.display_name != display_name:
+            if display_name_taken(display_name, player.club, exclude=player):
+                raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
             player.display_name = display_name
-            player.save(update_fields=["display_name"])
+            try:
+                with transaction.atomic():
+                    player.save(update_fields=["display_name"])
+            except IntegrityError:
+                raise DomainError("display_name_taken", "Someone already plays under this name.",
+                                  status=409) from None
         return player
-    user = get_user_model().objects.create_user(username=f"guest-{secrets.token_hex(8)}")
-    user.set_unusable_password()
-    user.save(update_fields=["password"])
-    return Player.objects.create(user=user, display_name=display_name or "Guest", is_guest=True,
-                                 guest_device_hash=device_hash)
+    if display_name:
+        _refuse_taken(None, display_name, None)
+    else:
+        display_name = _free_guest_name()
+    try:
+        with transaction.atomic():
+            user = get_user_model().objects.create_user(username=f"guest-{secrets.token_hex(8)}")
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            return Player.objects.create(user=user, display_name=display_name, is_guest=True,
+                                         guest_device_hash=device_hash)
+    except IntegrityError:
+        _refuse_taken(None, display_name, None)
+        raise

@@ -58,6 +58,10 @@ def player_headers(wsgi_requests):
     _, people, _ = seated_table()
     from rest_framework.authtoken.models import Token
 
+    from tests.factories import TournamentFactory
+
+    TournamentFactory()  # and a league: listed ids the links can follow
+
     token, _ = Token.objects.get_or_create(user=people[0].user)
     return {"Authorization": f"Token {token.key}"}
 
@@ -106,3 +110,48 @@ def test_auth_over_the_rate_gets_429_with_a_code(tight_rates, api_client):
     refused = api_client.post("/api/auth/guest", {"device_id": "device-0123456789abcdef"}, format="json")
     assert refused.status_code == 429 and refused.json()["code"] == "throttled"
     assert client_for(PlayerFactory()).get("/api/games/").status_code == 200  # reading is not throttled
+
+
+# --- stateful: sequences of calls that follow the schema's links ------------------------------------
+
+APIWorkflow = schema.as_state_machine()
+
+
+@pytest.mark.parametrize("role", ["player", "director"])
+def test_no_sequence_of_linked_requests_makes_a_500(role, player_headers):
+    """schemathesis's state machine over the whole schema: each step feeds a response's values
+    (ids, seqs) into the requests its links lead to (links in the schema, and those schemathesis
+    infers from it), as a player seated at a live table and as a director (staff). Each scenario
+    starts from the same database (a savepoint rolled back after it) and empty throttles, so that
+    Hypothesis can replay what it found."""
+    from django.db import transaction
+
+    from tests.conftest import clear_process_caches
+
+    headers = player_headers if role == "player" else _director_headers()
+
+    class Workflow(APIWorkflow):
+        def setup(self):
+            self.savepoint = transaction.savepoint()
+
+        def teardown(self):
+            transaction.savepoint_rollback(self.savepoint)
+            cache.clear()
+            clear_process_caches()
+
+        def get_call_kwargs(self, case):
+            return {"headers": headers}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=[not_a_server_error])
+
+    Workflow.run(settings=hypothesis_settings(max_examples=60, stateful_step_count=10, deadline=None,
+                                              derandomize=True, suppress_health_check=list(HealthCheck)))
+
+
+def _director_headers():
+    from rest_framework.authtoken.models import Token
+
+    director = PlayerFactory(user__is_staff=True)
+    token, _ = Token.objects.get_or_create(user=director.user)
+    return {"Authorization": f"Token {token.key}"}

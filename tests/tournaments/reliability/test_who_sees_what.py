@@ -162,7 +162,7 @@ class Match:
 
     def set_up(self) -> None:
         staff = PlayerFactory(user__is_staff=True, user__is_superuser=True)
-        guest = player_guest_for_device(device_id=f"guest-device-{self.s.seed:020d}", display_name="Pat")
+        guest = player_guest_for_device(device_id=f"guest-device-{self.s.seed:020d}", display_name=f"Pat {self.s.seed}")
         self.viewer("anonymous", None)
         self.viewer("member", PlayerFactory())
         self.viewer("guest", guest)

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0009_seat_connections'),
+        ('tournaments', '0012_gameevent_refuse_truncate'),
     ]
 
     operations = [
