@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating, RatingHistory
-from ratings.rating import RatingModel, Skill, make_model
+from ratings.rating import RatingModel, Skill, make_model, stored_model
 from tournaments.models import Game, GameSeat
 
 
@@ -25,7 +25,7 @@ def pool_model(*, league_id: int | None) -> RatingModel:
     """The model a pool is rated with: the one stored with its ratings, else the configured one."""
     stored = Rating.objects.filter(**pool_filter(league_id)).values("model_name", "model_params").first()
     if stored is not None:
-        return make_model(stored["model_name"], **stored["model_params"])
+        return stored_model(stored["model_name"], stored["model_params"])
     return make_model(setting("RATINGS_MODEL"), **setting("RATINGS_MODEL_PARAMS"))
 
 
@@ -159,7 +159,7 @@ def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Ratin
     rows = list(Rating.objects.filter(player_id=player_id).select_related("league")
                 .order_by(F("league_id").asc(nulls_first=True)))
     for row in rows:
-        current = current_rating(make_model(row.model_name, **row.model_params), mu=row.mu, sigma=row.sigma,
+        current = current_rating(stored_model(row.model_name, row.model_params), mu=row.mu, sigma=row.sigma,
                                  games=row.games, last_played_at=row.last_played_at, now=now)
         row.current, row.inactive_days, row.current_provisional = (current.skill, current.inactive_days,
                                                                    current.provisional)
