@@ -192,6 +192,7 @@ class PoolResult:
     tau_conservative: float
     tau_mean: float
     log_loss: float
+    log_loss_late: float  # the held-out tables of the second half only (the pool established, newcomers in)
     to_target_conservative: int | None
     to_target_mean: int | None
     newcomer_error: dict[int, float]  # games played -> mean percentile error (points), by mu
@@ -272,7 +273,8 @@ def run_pool(model: RatingModel, spec: PoolSpec, seed: int) -> PoolResult:
     waiting: dict[int, list[_Entry]] = {size: [] for size in spec.table_sizes}
     rate, win_probability, clock = model.rate, model.win_probability, time.perf_counter
     elapsed = loss = 0.0
-    pairs = rated = tables = expired = 0
+    pairs = rated = tables = expired = late_pairs = 0
+    late_loss = 0.0
     spread_sum = wait_sum = 0.0
     seated = 0
     to_cons = to_mean = None
@@ -291,14 +293,18 @@ def run_pool(model: RatingModel, spec: PoolSpec, seed: int) -> PoolResult:
 
     def probe() -> None:
         """A held-out table of random active players: predicted from the ratings, never rated."""
-        nonlocal loss, pairs
+        nonlocal loss, pairs, late_loss, late_pairs
         seats = probes.sample(range(active), probes.choice(spec.table_sizes))
         totals = [game_total(skills[p] + probes.gauss(0.0, spec.luck)) for p in seats]
         for i, j in itertools.combinations(range(len(seats)), 2):
             p = min(max(win_probability(ratings[seats[i]], ratings[seats[j]]), 1e-12), 1 - 1e-12)
             s = pair_score(totals[i], totals[j])
-            loss -= s * math.log(p) + (1.0 - s) * math.log(1.0 - p)
+            pair_loss = -(s * math.log(p) + (1.0 - s) * math.log(1.0 - p))
+            loss += pair_loss
             pairs += 1
+            if rated > spec.games // 2:
+                late_loss += pair_loss
+                late_pairs += 1
 
     def play(table: list[_Entry]) -> None:
         nonlocal elapsed, rated, tables, spread_sum, wait_sum, seated, to_cons, to_mean, active
@@ -378,6 +384,7 @@ def run_pool(model: RatingModel, spec: PoolSpec, seed: int) -> PoolResult:
         tau_conservative=kendall_tau([r.conservative for r in ratings], true),
         tau_mean=kendall_tau([r.mu for r in ratings], true),
         log_loss=loss / max(pairs, 1),
+        log_loss_late=late_loss / max(late_pairs, 1),
         to_target_conservative=to_cons,
         to_target_mean=to_mean,
         newcomer_error={k: statistics.fmean(v) if v else math.nan for k, v in errors.items()},
@@ -437,7 +444,7 @@ def _to_target(results: Sequence[PoolResult]) -> str:
 
 def summary(results: dict[str, list[PoolResult]], out) -> None:
     """Mean ± sd over the seeds of every figure, one line a model."""
-    head = (f"{'model':<34} {'tau cons':>13} {'tau mean':>13} {'logloss':>15} {'to .85 cons':>16} "
+    head = (f"{'model':<34} {'tau cons':>13} {'tau mean':>13} {'logloss':>15} {'2nd half':>15} {'to .85 cons':>16} "
             + " ".join(f"{'new@' + str(k):>10}" for k in NEWCOMER_CHECKPOINTS)
             + f" {'upd/s':>7} {'spread':>6} {'wait s':>6}")
     print(head, file=out)
@@ -445,6 +452,7 @@ def summary(results: dict[str, list[PoolResult]], out) -> None:
         print(
             f"{spec:<34} {_mean_sd([r.tau_conservative for r in runs], 4):>13} "
             f"{_mean_sd([r.tau_mean for r in runs], 4):>13} {_mean_sd([r.log_loss for r in runs], 5):>15} "
+            f"{_mean_sd([r.log_loss_late for r in runs], 5):>15} "
             f"{_to_target(runs):>16} "
             + " ".join(f"{_mean_sd([r.newcomer_error[k] for r in runs], 1):>10}" for k in NEWCOMER_CHECKPOINTS)
             + f" {statistics.median(r.updates_per_second for r in runs):7.0f}"
@@ -478,6 +486,9 @@ def verdict(results: dict[str, list[PoolResult]], default: str, out) -> None:
     loss_gap = [a.log_loss - b.log_loss for a, b in zip(mine, results[best_loss], strict=True)]
     print(f"  log-loss - {best_loss}'s: {_mean_sd(loss_gap, 5)}; "
           f"at least as low on {sum(g <= 0 for g in loss_gap)} of {len(loss_gap)} seeds", file=out)
+    late_gap = [a.log_loss_late - b.log_loss_late for a, b in zip(mine, results[best_loss], strict=True)]
+    print(f"  same over the second half only: {_mean_sd(late_gap, 5)}; "
+          f"at least as low on {sum(g <= 0 for g in late_gap)} of {len(late_gap)} seeds", file=out)
     if "trueskill" in results:
         newcomer_gap = [a.newcomer_error[10] - b.newcomer_error[10] for a, b in zip(mine, results["trueskill"],
                                                                                     strict=True)]
@@ -508,8 +519,9 @@ def main(args, *, sizes: list[int], seeds: list[int], drift: float, specs: list[
                   f"new@10 {result.newcomer_error[10]:5.1f}", file=out, flush=True)
     print(file=out)
     summary(results, out)
-    print("\nnew@k: newcomers' mean percentile error by mu after k games; spread: mean within-table SD of true "
-          "skill (random tables of 4: about 0.8); upd/s: median over seeds", file=out)
+    print("\n2nd half: the log-loss of the held-out tables after half the games; new@k: newcomers' mean "
+          "percentile error by mu after k games; spread: mean within-table SD of true skill (random tables of 4: "
+          "about 0.8); upd/s: median over seeds", file=out)
     from ratings.rating import DEFAULT_MODEL
 
     verdict(results, DEFAULT_MODEL, out)
@@ -525,7 +537,7 @@ def _as_dict(result: PoolResult) -> dict:
 
 
 POOL_GRIDS: dict[str, dict[str, list[float]]] = {
-    "glicko-elo": {"centre_weight": [0.0, 1.0, 2.0, 4.0]},
+    "glicko-elo": {"centre_weight": [0.0, 1.0, 2.0, 3.0, 4.0, 6.0]},
 }
 """What ``--scenario pool --tune`` searches (on seed + 100), one model's grid at a time."""
 

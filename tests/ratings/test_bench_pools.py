@@ -93,6 +93,7 @@ def test_a_pool_run_reports_every_figure_and_is_seeded():
 
     assert first.rated == 800 and first.ratings == again.ratings and first.log_loss == again.log_loss
     assert 0.3 < first.tau_mean <= 1 and 0.5 < first.log_loss < 0.75
+    assert 0.5 < first.log_loss_late < 0.75 and first.log_loss_late != first.log_loss  # the second half's only
     assert set(first.newcomer_error) == set(NEWCOMER_CHECKPOINTS)
     assert all(0 <= first.newcomer_error[k] <= 100 for k in (5, 10, 20))  # 4 newcomers, 80 games each
     assert first.updates_per_second > 0 and first.mean_wait > 0
