@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils import timezone
 
 from ratings.models import QueueEntry, Rating, RatingHistory
-from ratings.rating import make_model
+from ratings.rating import stored_model
 from ratings.selectors import current_rating
 
 
@@ -30,7 +30,7 @@ class RatingAdmin(ReadOnlyAdmin):
     @admin.display(boolean=True, description="provisional now")
     def provisional_now(self, obj):
         """As leaderboards show it: from sigma widened for inactivity up to now."""
-        return current_rating(make_model(obj.model_name, **obj.model_params), mu=obj.mu, sigma=obj.sigma,
+        return current_rating(stored_model(obj.model_name, obj.model_params), mu=obj.mu, sigma=obj.sigma,
                               games=obj.games, last_played_at=obj.last_played_at, now=timezone.now()).provisional
 
 

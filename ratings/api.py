@@ -47,6 +47,11 @@ class RatingSerializer(serializers.Serializer):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, default=None, help_text="null for provisional players")
+    rank_range = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=2, max_length=2, allow_null=True, default=None,
+        help_text="[best, worst]: the ranks the player could hold given everyone's sigma (as of now): 1 + the "
+                  "ranked players whose mu ± 1.39 sigma lies wholly above theirs, to the ranked count less those "
+                  "wholly below; always contains rank. Null for provisional players")
     player_id = serializers.IntegerField()
     name = serializers.CharField()
     mu = serializers.FloatField()
@@ -80,6 +85,11 @@ class RatingHistorySerializer(serializers.Serializer):
     mu_after = serializers.FloatField()
     sigma_after = serializers.FloatField()
     played_at = serializers.DateTimeField()
+    provisional = serializers.SerializerMethodField(
+        help_text="provisional right after this game (its games so far and sigma_after), by today's rule")
+
+    def get_provisional(self, row) -> bool:
+        return selectors.provisional_after(row)
 
 
 @extend_schema_serializer(many=False)  # one object (a page plus the ratings), not a list to paginate

@@ -24,6 +24,14 @@ pairwise score, and the MAP skills of the simulation's own pairwise model and pr
 ``--tune`` first grid-searches the parameters of bt-full, elo and glicko-elo on a *different*
 population (seed + 1), by tau of the conservative rating, then reports the tuned models
 too.
+
+``--scenario pool`` is the live site instead (``ratings.bench_pools``): the ranked queue seats
+players by rating, skill drifts, a tenth of the players join halfway, and TrueSkill and
+Plackett-Luce, matched to the simulation, are the anchors; it reports newcomers' percentile
+error too, over seeds 8-12 unless ``--seeds`` says otherwise, then each figure's mean ± sd and
+the default model's per-seed differences from the anchors. ``--seeds 8-12`` works for the
+random scenario as well (mean ± sd at the end). A model may carry parameters:
+``--models glicko-elo:centre_weight=0,trueskill``.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import argparse
 import itertools
 import math
 import random
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -253,6 +262,8 @@ GRIDS: dict[str, dict[str, list[float]]] = {
         "sigma": [100.0, 150.0, 200.0, 250.0, 350.0],
         "info_weight": [1.0, 2.0, 4.0],
         "sigma_min": [0.0, 10.0, 15.0, 20.0, 25.0, 30.0],
+        # Tuned on the pool scenario (bench_pools.POOL_GRIDS): random-seat tables do not need it.
+        "centre_weight": [2.0],
     },
 }
 
@@ -293,15 +304,43 @@ def report(results: Sequence[Result], out=None) -> None:
         )
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``"8"``, ``"8,9,12"`` or ``"8-12"`` (inclusive).
+
+    >>> parse_seeds("8-10"), parse_seeds("3,5")
+    ([8, 9, 10], [3, 5])
+    """
+    seeds: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        seeds.extend(range(int(first), int(last or first) + 1))
+    return seeds
+
+
+DEFAULT_MODELS = {
+    "random": "bt-full,elo,glicko-elo,openskill-bt,openskill-pl,openskill-tm",
+    "pool": "glicko-elo,glicko-elo:centre_weight=0,elo,trueskill,openskill-pl-matched",
+}
+DEFAULT_SEEDS = {"random": "8", "pool": "8-12"}
+DEFAULT_DRIFT = {"random": 0.0, "pool": 0.01}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ratings.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m ratings.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenario", choices=["random", "pool"], default="random",
+                        help="random: random-seat tables (the default); pool: the ranked queue's skill-matched "
+                             "tables, drifting skill, newcomers halfway, with the TrueSkill and Plackett-Luce anchors")
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--games", type=int, default=20_000, help="rated games")
-    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=None, help="one seed (the same as --seeds N)")
+    parser.add_argument("--seeds", default=None, help="e.g. 8-12 or 8,9,10 (default: random 8, pool 8-12)")
     parser.add_argument(
         "--models",
-        default="bt-full,elo,glicko-elo,openskill-bt,openskill-pl,openskill-tm",
-        help=f"comma-separated, from {','.join(MODELS)}",
+        default=None,
+        help=f"comma-separated, from {','.join(MODELS)} and the anchors trueskill, openskill-pl-matched, each "
+             f"optionally with parameters: glicko-elo:centre_weight=0:sigma_min=10 "
+             f"(default: random {DEFAULT_MODELS['random']}; pool {DEFAULT_MODELS['pool']})",
     )
     parser.add_argument(
         "--table-sizes",
@@ -309,20 +348,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="seat counts drawn uniformly per game; '4' = random-seat tables of 4 only",
     )
     parser.add_argument("--luck", type=float, default=2.5, help="performance noise, in skill SDs")
-    parser.add_argument("--late", type=float, default=0.2, help="share of players joining late")
-    parser.add_argument("--drift", type=float, default=0.0, help="true-skill random walk per game")
+    parser.add_argument("--late", type=float, default=0.2, help="random: share of players joining during the "
+                                                               "first half")
+    parser.add_argument("--newcomers", type=float, default=0.1, help="pool: share of players joining halfway")
+    parser.add_argument("--joins-per-second", type=float, default=2.0, help="pool: the ranked queue's traffic")
+    parser.add_argument("--drift", type=float, default=None,
+                        help="true-skill random walk per game, in skill SDs (default: random 0, pool 0.01)")
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--tune", action="store_true", help="grid-search the models of GRIDS first")
+    parser.add_argument("--tune", action="store_true", help="grid-search the models of GRIDS (pool: POOL_GRIDS) "
+                                                            "first")
+    parser.add_argument("--json", help="pool: also write every run's figures to this file")
     args = parser.parse_args(argv)
 
     sizes = [int(s) for s in args.table_sizes.split(",")]
     if not all(2 <= s <= 5 for s in sizes) or args.players < max(sizes):
         parser.error("table sizes are 2-5 and need at least that many players")
-    names = [n.strip() for n in args.models.split(",") if n.strip()]
-    for name in names:
-        if name not in MODELS:
-            parser.error(f"unknown model {name!r}; one of {', '.join(MODELS)}")
+    seeds = [args.seed] if args.seed is not None else parse_seeds(args.seeds or DEFAULT_SEEDS[args.scenario])
+    drift = DEFAULT_DRIFT[args.scenario] if args.drift is None else args.drift
+    specs = [n.strip() for n in (args.models or DEFAULT_MODELS[args.scenario]).split(",") if n.strip()]
+    from ratings import bench_pools
+
+    for spec in specs:
+        try:
+            name, _ = bench_pools.parse_spec(spec)
+        except ValueError as error:
+            parser.error(str(error))
+        if name not in MODELS and name not in bench_pools.ANCHORS:
+            parser.error(f"unknown model {name!r}; one of {', '.join([*MODELS, *bench_pools.ANCHORS])}")
+    if args.scenario == "pool":
+        return bench_pools.main(args, sizes=sizes, seeds=seeds, drift=drift, specs=specs)
 
     def population(seed: int) -> Population:
         return simulate(
@@ -333,39 +388,51 @@ def main(argv: Sequence[str] | None = None) -> int:
             luck=args.luck,
             late=args.late,
             holdout_every=args.holdout_every,
-            drift=args.drift,
+            drift=drift,
             eval_every=args.eval_every,
         )
 
-    print(
-        f"players={args.players} games={args.games} seed={args.seed} tables={sizes} "
-        f"luck={args.luck} late={args.late} drift={args.drift}"
-    )
-    tuned: list = []
-    if args.tune:
-        tuning = population(args.seed + 1)
-        for name in GRIDS:
-            print(f"\ntuning {name} on seed {args.seed + 1}, best 5 by tau (conservative):")
-            ranked = tune(name, tuning, args.eval_every)
-            report(ranked[:5])
-            best = {k: ranked[0].params[k] for k in GRIDS[name]}
-            tuned.append((name, best))
-
-    pop = population(args.seed)
-    ties = sum(len(set(g.totals)) < len(g.totals) for g in pop.games)
-    print(f"\n{len(pop.games)} games simulated, {ties} with a tie")
-    results = [run(make_model(name), pop, args.eval_every) for name in names]
-    results += [run(make_model(name, **best), pop, args.eval_every) for name, best in tuned]
-    report(results)
-    print(
-        f"reference: mean pairwise score per player over all games (batch, not a model): "
-        f"tau {mean_score_reference(pop):.4f}"
-    )
-    if args.luck > 0:
+    every: list[list[Result]] = []
+    for seed in seeds:
         print(
-            f"reference: batch MAP of all games (pairwise model and prior of the simulation): "
-            f"tau {batch_reference(pop, args.luck):.4f}"
+            f"players={args.players} games={args.games} seed={seed} tables={sizes} "
+            f"luck={args.luck} late={args.late} drift={drift}"
         )
+        tuned: list = []
+        if args.tune:
+            tuning = population(seed + 1)
+            for name in GRIDS:
+                print(f"\ntuning {name} on seed {seed + 1}, best 5 by tau (conservative):")
+                ranked = tune(name, tuning, args.eval_every)
+                report(ranked[:5])
+                best = {k: ranked[0].params[k] for k in GRIDS[name]}
+                tuned.append((name, best))
+
+        pop = population(seed)
+        ties = sum(len(set(g.totals)) < len(g.totals) for g in pop.games)
+        print(f"\n{len(pop.games)} games simulated, {ties} with a tie")
+        results = [run(bench_pools.build(spec, luck=args.luck, drift=drift), pop, args.eval_every) for spec in specs]
+        results += [run(make_model(name, **best), pop, args.eval_every) for name, best in tuned]
+        report(results)
+        every.append(results)
+        print(
+            f"reference: mean pairwise score per player over all games (batch, not a model): "
+            f"tau {mean_score_reference(pop):.4f}"
+        )
+        if args.luck > 0:
+            print(
+                f"reference: batch MAP of all games (pairwise model and prior of the simulation): "
+                f"tau {batch_reference(pop, args.luck):.4f}"
+            )
+        print()
+    if len(seeds) > 1:
+        print(f"mean ± sd over seeds {args.seeds or seeds}:")
+        for i, spec in enumerate(specs):
+            runs = [results[i] for results in every]
+            taus = [r.tau_conservative for r in runs]
+            losses = [r.log_loss for r in runs]
+            print(f"{spec:<34} tau cons {statistics.fmean(taus):.4f}±{statistics.stdev(taus):.4f}  "
+                  f"logloss {statistics.fmean(losses):.5f}±{statistics.stdev(losses):.5f}")
     return 0
 
 

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import bisect
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
-from django.db.models import F
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating, RatingHistory
-from ratings.rating import RatingModel, Skill, make_model
+from ratings.rating import RatingModel, Skill, make_model, stored_model
 from tournaments.models import Game, GameSeat
+
+RANK_RANGE_Z = 1.39
+"""Half-width, in sigmas, of the interval that gives a ranked player their rank range: the intervals
+mu ± 1.39 sigma of two equally certain players stop overlapping where the difference between them
+becomes significant at 5% (Goldstein & Healy 1995, the intervals for comparing the means of a league
+table; 1.39 = 1.96 / sqrt 2)."""
 
 
 def pool_filter(league_id: int | None, prefix: str = "") -> dict:
@@ -25,7 +35,7 @@ def pool_model(*, league_id: int | None) -> RatingModel:
     """The model a pool is rated with: the one stored with its ratings, else the configured one."""
     stored = Rating.objects.filter(**pool_filter(league_id)).values("model_name", "model_params").first()
     if stored is not None:
-        return make_model(stored["model_name"], **stored["model_params"])
+        return stored_model(stored["model_name"], stored["model_params"])
     return make_model(setting("RATINGS_MODEL"), **setting("RATINGS_MODEL_PARAMS"))
 
 
@@ -87,6 +97,7 @@ class LeaderboardRow:
     last_played_at: datetime
     inactive_days: int
     rank: int | None = None  # None for provisional players
+    rank_range: tuple[int, int] | None = None  # best and worst plausible rank; None for provisional players
 
 
 @dataclass
@@ -131,13 +142,29 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
         (board.provisional if current.provisional else board.ranked).append(row)
     for rows in (board.ranked, board.provisional):
         rows.sort(key=lambda row: (-row.conservative, -row.games, row.player_id))
-        if limit:
-            del rows[limit:]
     previous = None
     for position, row in enumerate(board.ranked, start=1):
         row.rank = previous.rank if previous and previous.conservative == row.conservative else position
         previous = row
+    set_rank_ranges(board.ranked)
+    if limit:
+        del board.ranked[limit:], board.provisional[limit:]
     return board
+
+
+def set_rank_ranges(ranked: list[LeaderboardRow]) -> None:
+    """Give each ranked row (``rank`` set) the ranks its player could hold given the sigmas:
+    ``(1 + those whose interval mu ± RANK_RANGE_Z sigma lies wholly above theirs, the ranked count -
+    those whose interval lies wholly below)``, widened to contain the listed rank if need be (the list
+    orders by mu - 3 sigma, which can put a very uncertain player below one whose interval is wholly
+    under theirs). Sorted bounds, so O(n log n)."""
+    lows = sorted(row.mu - RANK_RANGE_Z * row.sigma for row in ranked)
+    highs = sorted(row.mu + RANK_RANGE_Z * row.sigma for row in ranked)
+    count = len(ranked)
+    for row in ranked:
+        above = count - bisect.bisect_right(lows, row.mu + RANK_RANGE_Z * row.sigma)
+        below = bisect.bisect_left(highs, row.mu - RANK_RANGE_Z * row.sigma)
+        row.rank_range = (min(1 + above, row.rank), max(count - below, row.rank))
 
 
 def seeding_ratings(*, player_ids, league_id: int | None) -> dict[int, float]:
@@ -159,7 +186,7 @@ def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Ratin
     rows = list(Rating.objects.filter(player_id=player_id).select_related("league")
                 .order_by(F("league_id").asc(nulls_first=True)))
     for row in rows:
-        current = current_rating(make_model(row.model_name, **row.model_params), mu=row.mu, sigma=row.sigma,
+        current = current_rating(stored_model(row.model_name, row.model_params), mu=row.mu, sigma=row.sigma,
                                  games=row.games, last_played_at=row.last_played_at, now=now)
         row.current, row.inactive_days, row.current_provisional = (current.skill, current.inactive_days,
                                                                    current.provisional)
@@ -167,13 +194,31 @@ def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Ratin
 
 
 def player_rating_history(*, player_id: int, league_id: int | None = None, global_only: bool = False):
-    """A player's rated games, newest first: every pool, one league, or the global pool."""
-    rows = RatingHistory.objects.filter(player_id=player_id).select_related("league")
+    """A player's rated games, newest first: every pool, one league, or the global pool. Each row has
+    ``games_then``, the player's rated games in that pool up to and including it (for
+    :func:`provisional_after`)."""
+    rows = (RatingHistory.objects.filter(player_id=player_id).select_related("league", "rating")
+            .annotate(games_then=Window(RowNumber(), partition_by=[F("league_id")],
+                                        order_by=[F("played_at").asc(), F("game_id").asc()])))
     if global_only:
         rows = rows.filter(league__isnull=True)
     elif league_id is not None:
         rows = rows.filter(league_id=league_id)
     return rows.order_by("-played_at", "-game_id", F("league_id").asc(nulls_first=True))
+
+
+def provisional_after(row: RatingHistory) -> bool:
+    """Whether the player was provisional right after this rated game (:func:`is_provisional` on the
+    sigma it left, with the games played by then), as ``Rating.provisional`` recorded it then under
+    today's settings. ``row`` comes from :func:`player_rating_history`; the model is the pool's, stored
+    with the player's rating (a rebuild that switches models recomputes the history too)."""
+    model = _stored_model_cached(row.rating.model_name, json.dumps(row.rating.model_params, sort_keys=True))
+    return is_provisional(model, Skill(row.mu_after, row.sigma_after), row.games_then)
+
+
+@lru_cache(maxsize=64)
+def _stored_model_cached(name: str, params_json: str) -> RatingModel:
+    return stored_model(name, json.loads(params_json))
 
 
 def queue_entry_current(*, player_id: int) -> QueueEntry | None:

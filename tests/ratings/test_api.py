@@ -217,3 +217,28 @@ def test_the_queue_status_shows_an_entry_cancelled_because_the_player_sat_down_e
     Game.objects.filter(pk=casual.pk).update(status="finished")
     rejoined = client.post("/api/ranked/queue", {"table_size": 4}, format="json").json()
     assert (rejoined["status"], rejoined["reason"], rejoined["playing_game"]) == ("waiting", None, None)
+
+
+def test_each_rated_game_in_a_players_history_says_whether_they_were_still_provisional(api_client, settings):
+    settings.RATINGS_PROVISIONAL_GAMES = 5
+    people = PlayerFactory.create_batch(4)
+    league = LeagueFactory()
+    start = timezone.now() - timedelta(days=2)
+    for i in range(14):
+        totals = [10 + (i * 7 + seat * 13) % 50 for seat in range(4)]
+        game = finished_game(people, totals, league=league if i % 2 else None, finished_at=start + timedelta(hours=i))
+        rating_record_game(game_id=game.pk)
+
+    rows = api_client.get(f"/api/players/{people[0].pk}/ratings?pool=global&page_size=50").json()["results"]
+
+    oldest_first = rows[::-1]
+    assert len(oldest_first) == 14
+    # glicko-elo: provisional below 5 games, and while sigma stays above 75 (half the initial 150)
+    expected = [games < 5 or row["sigma_after"] > 75.0 for games, row in enumerate(oldest_first, start=1)]
+    assert [row["provisional"] for row in oldest_first] == expected
+    assert expected[:5] == [True] * 5 and expected[-1] is False and True in expected[5:]  # sigma decided some
+    # counted within each pool: the league's 7 games are its own 1st to 7th
+    in_league = api_client.get(f"/api/players/{people[0].pk}/ratings?league={league.pk}").json()["results"]
+    assert [row["provisional"] for row in in_league[::-1]] == [
+        games < 5 or row["sigma_after"] > 75.0 for games, row in enumerate(in_league[::-1], start=1)]
+    assert in_league[-1]["provisional"] is True

@@ -168,3 +168,39 @@ def test_a_regular_idle_for_seven_months_counts_as_provisional(api_client, setti
     assert (ranked, provisional) == (["Six months"], ["Regular"])
     assert provisional_in_api(api_client, regular.player) is True
     assert leaderboard(now=NOW).provisional[0].sigma == pytest.approx(76.65, abs=0.01)
+
+
+def test_each_ranked_player_gets_the_ranks_their_sigma_allows(api_client):
+    # mu ± 1.39 sigma: Ace 1772-1828, Bea 1672-1728, Cy 1652-1708, Dot 1551-1829 (uncertain), Eve 1472-1528.
+    for name, mu, sigma in [("Ace", 1800.0, 20.0), ("Bea", 1700.0, 20.0), ("Cy", 1680.0, 20.0),
+                            ("Dot", 1690.0, 100.0), ("Eve", 1500.0, 20.0)]:
+        rating(name, days_ago=0, mu=mu, sigma=sigma, games=40)
+    rating("Newbie", days_ago=0, mu=1700.0, sigma=200.0, games=4)  # provisional: no rank, no range
+
+    board = leaderboard(now=NOW)
+
+    assert names(board.ranked) == ["Ace", "Bea", "Cy", "Eve", "Dot"]  # by mu - 3 sigma: Dot's sigma is wide
+    assert {row.name: row.rank_range for row in board.ranked} == {
+        "Ace": (1, 2),  # nobody's interval lies wholly above; Dot's reaches above Ace's lower end
+        "Bea": (2, 4),  # Ace is surely above; Cy and Dot overlap her; Eve is surely below
+        "Cy": (2, 4),
+        "Eve": (4, 5),  # four intervals lie wholly above hers (5th); widened to hold her listed 4th
+        "Dot": (1, 5),  # could be anywhere above Eve (1-4); widened to hold the 5th place mu - 3 sigma gives
+    }
+    assert all(row.rank_range[0] <= row.rank <= row.rank_range[1] for row in board.ranked)
+    assert board.provisional[0].rank_range is None
+    # The range counts every ranked player, even those a limit leaves out.
+    assert [row.rank_range for row in leaderboard(now=NOW, limit=2).ranked] == [(1, 2), (2, 4)]
+
+    body = api_client.get("/api/leaderboard").json()
+    assert [row["rank_range"] for row in body["ranked"]] == [[1, 2], [2, 4], [2, 4], [4, 5], [1, 5]]
+    assert body["provisional"][0]["rank_range"] is None
+
+
+def test_equally_certain_players_ranges_part_where_their_gap_is_significant():
+    """1.39 sigma each side: two players of sigma 30 stop overlapping at a gap of 83.4 = 1.96 x 30 sqrt 2."""
+    rating("Upper", days_ago=0, mu=1584.0, sigma=30.0)
+    rating("Lower", days_ago=0, mu=1500.0, sigma=30.0)
+    assert [row.rank_range for row in leaderboard(now=NOW).ranked] == [(1, 1), (2, 2)]
+    Rating.objects.filter(player__display_name="Upper").update(mu=1583.0)
+    assert [row.rank_range for row in leaderboard(now=NOW).ranked] == [(1, 2), (1, 2)]

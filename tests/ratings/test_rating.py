@@ -4,17 +4,23 @@ import math
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from ratings.rating import (
+    ADDED_PARAMS,
     DEFAULT_MODEL,
     MODELS,
     TIE_IS_HALF_A_WIN,
+    TUNED,
     BradleyTerryFull,
     GlickoElo,
     Skill,
     finishing_ranks,
     make_model,
     pair_score,
+    stored_model,
 )
 
 TOL = 1e-9  # ratings are rounded to 10 decimals; the property itself is exact math
@@ -331,3 +337,74 @@ def test_module_examples():
     import ratings.rating
 
     assert doctest.testmod(ratings.rating).failed == 0
+
+
+# --- glicko-elo's pull toward the pool's centre (issue 24) ----------------------------------------
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(
+    weight=st.sampled_from([0.0, 1.0, TUNED["glicko-elo"]["centre_weight"], 8.0]),
+    table=st.lists(st.tuples(st.floats(1100, 1900), st.floats(15, 150)), min_size=2, max_size=5),
+    others=st.lists(st.integers(0, 40).map(lambda t: t if t < 20 else t + 3), min_size=3, max_size=3),
+    pair=st.data(),
+)
+def test_a_tie_is_exactly_half_a_win_for_glicko_elo_whatever_the_pull(weight, table, others, pair):
+    """Two players who tie move exactly halfway between one beating the other and losing to them, and
+    so does everyone else at the table; the rest finish clear of the pair (totals never in 20-22)."""
+    model = make_model("glicko-elo", centre_weight=weight)
+    skills = [Skill(mu, sigma) for mu, sigma in table]
+    i, j = pair.draw(st.sampled_from([(a, b) for a in range(len(skills)) for b in range(len(skills)) if a != b]))
+    rest = iter(others)
+    base = [next(rest) if k not in (i, j) else 0 for k in range(len(skills))]
+
+    def with_pair(mine, theirs):
+        totals = list(base)
+        totals[i], totals[j] = mine, theirs
+        return model.rate(skills, totals)
+
+    won, lost, tied = with_pair(20, 22), with_pair(22, 20), with_pair(21, 21)
+    for seat in range(len(skills)):
+        assert tied[seat].mu == pytest.approx((won[seat].mu + lost[seat].mu) / 2, abs=TOL)
+        assert tied[seat].sigma == won[seat].sigma == lost[seat].sigma
+
+
+def test_the_centre_pull_leaves_a_table_of_newcomers_as_before():
+    """Newcomers start at the centre, so their first game is Glicko's own (the worked example holds)."""
+    pulled, plain = make_model("glicko-elo"), make_model("glicko-elo", centre_weight=0.0)
+    assert pulled.params["centre_weight"] > 0
+    for totals in ([40, 55, 55, 101], [10, 20, 30], [9, 80, 33, 80, 2]):
+        new = [pulled.initial()] * len(totals)
+        assert pulled.rate(new, totals) == plain.rate(new, totals)
+
+
+def test_the_centre_pull_draws_uncertain_players_toward_the_centre_and_fades_as_sigma_narrows():
+    """Three equal players far above the centre tie: no result moves them, the pull does, and much
+    less once sigma has narrowed (it scales with sigma^2 through the gain and (sigma / sigma0)^2)."""
+    model, plain = make_model("glicko-elo"), make_model("glicko-elo", centre_weight=0.0)
+
+    def moved(mu, sigma, m):
+        return m.rate([Skill(mu, sigma)] * 3, [50, 50, 50])[0].mu - mu
+
+    assert moved(1700.0, 120.0, plain) == pytest.approx(0.0, abs=TOL)
+    assert moved(1700.0, 120.0, model) < -1.0  # down toward 1500
+    assert moved(1300.0, 120.0, model) == pytest.approx(-moved(1700.0, 120.0, model), abs=1e-6)  # up, as far
+    assert 0 > moved(1700.0, 20.0, model) > moved(1700.0, 120.0, model) / 1000
+    # sigma is the same with or without the pull: the virtual draw carries no information
+    assert model.rate([Skill(1700.0, 120.0)] * 3, [50, 50, 50]) != plain.rate([Skill(1700.0, 120.0)] * 3, [50, 50, 50])
+    assert [s.sigma for s in model.rate([Skill(1700.0, 120.0)] * 3, [10, 50, 90])] == [
+        s.sigma for s in plain.rate([Skill(1700.0, 120.0)] * 3, [10, 50, 90])]
+
+
+def test_a_pool_stored_before_the_centre_pull_is_rated_without_it():
+    old = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
+           "sigma_per_day": 5.0}  # what glicko-elo pools stored before issue 24
+    table = [Skill(1700.0, 90.0), Skill(1450.0, 40.0), Skill(1600.0, 120.0)]
+    legacy = GlickoElo(**old)
+    assert stored_model("glicko-elo", old).rate(table, [10, 20, 30]) == legacy.rate(table, [10, 20, 30])
+    assert make_model("glicko-elo", **old).rate(table, [10, 20, 30]) != legacy.rate(table, [10, 20, 30])
+    # a pool stored since keeps its own value, and any other model is make_model's
+    assert stored_model("glicko-elo", make_model().params).params == make_model().params
+    assert stored_model("elo", {"k": 5.0}).params == make_model("elo", k=5.0).params
+    for name, added in ADDED_PARAMS.items():
+        assert set(added) <= set(make_model(name).params)

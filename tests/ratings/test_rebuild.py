@@ -94,3 +94,31 @@ def test_a_rebuild_can_switch_a_pool_to_another_model_which_later_games_then_use
 def test_the_command_refuses_an_unknown_league():
     with pytest.raises(CommandError):
         call_command("rebuild_ratings", "--league", "999999")
+
+
+def test_a_glicko_elo_pool_stored_before_the_centre_pull_keeps_being_rated_and_rebuilt_without_it(settings):
+    """Pools rated before glicko-elo had ``centre_weight`` stored params without it: new games and
+    rebuilds go on rating them as they were, not with today's tuned pull."""
+    from ratings.rating import GlickoElo, Skill, make_model
+
+    old = {key: value for key, value in make_model("glicko-elo").params.items() if key != "centre_weight"}
+    people = PlayerFactory.create_batch(4)
+    settings.RATINGS_MODEL_PARAMS = {"centre_weight": 0.0}  # rates the first games as the old model did
+    when = T0
+    for totals in ([10, 20, 30, 40], [40, 10, 30, 20], [10, 40, 20, 30]):
+        when += timedelta(hours=1)
+        rating_record_game(game_id=finished_game(people, totals, finished_at=when).pk)
+    Rating.objects.update(model_params=old)  # as a pool stored before issue 24 holds them
+    before = {r.player_id: Skill(r.mu, r.sigma) for r in Rating.objects.all()}
+    totals = [40, 30, 20, 10]
+
+    rating_record_game(game_id=finished_game(people, totals, finished_at=when + timedelta(hours=1)).pk)
+
+    expected = GlickoElo(**old).rate([before[p.pk] for p in people], totals)
+    assert [Skill(r.mu, r.sigma) for r in (Rating.objects.get(player=p) for p in people)] == expected
+    pulled = make_model("glicko-elo").rate([before[p.pk] for p in people], totals)
+    assert pulled != expected  # the tuned pull would have rated it differently
+    stored = ratings_snapshot()
+    call_command("rebuild_ratings", stdout=StringIO())
+    assert ratings_snapshot()[1] == stored[1]  # every history row as it was
+    assert [Skill(r.mu, r.sigma) for r in (Rating.objects.get(player=p) for p in people)] == expected

@@ -3,14 +3,22 @@ import { api, apiAll, esc, when } from "./api.js";
 const pool = document.getElementById("pool");
 const box = document.getElementById("leaderboard");
 
+// "3–9": the ranks the player could hold given everyone's σ (the API's rank_range); "3" when it is one rank.
+function rankRange(r) {
+  if (!r.rank_range) return "–";
+  const [best, worst] = r.rank_range;
+  return best === worst ? String(best) : `${best}–${worst}`;
+}
+
 function rows(list, ranked) {
-  return list.map((r) => `<tr><td>${ranked ? r.rank : "–"}</td><th scope="row"><a href="/players/${r.player_id}/">${esc(r.name)}</a></th>
+  return list.map((r) => `<tr><td>${ranked ? r.rank : "–"}</td><td>${ranked ? rankRange(r) : "–"}</td><th scope="row"><a href="/players/${r.player_id}/">${esc(r.name)}</a></th>
     <td>${r.conservative.toFixed(1)}</td><td>${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}</td><td>${r.games}</td>
     <td>${when(r.last_played_at)}</td></tr>`).join("");
 }
 
 function tableOf(list, ranked, caption) {
-  return `<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">Rank</th><th scope="col">Player</th>
+  return `<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">Rank</th>
+    <th scope="col"><abbr title="The ranks this player could hold given everyone's uncertainty (σ): their μ ± 1.39σ against everyone else's">Rank range</abbr></th><th scope="col">Player</th>
     <th scope="col">Rating (μ − 3σ)</th><th scope="col">μ ± σ</th><th scope="col">Games</th><th scope="col">Last played</th></tr></thead>
     <tbody>${rows(list, ranked)}</tbody></table></div>`;
 }

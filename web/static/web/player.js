@@ -6,14 +6,26 @@ const id = Number(root.dataset.player);
 const $ = (name) => document.getElementById(name);
 const SVG = "http://www.w3.org/2000/svg";
 
+// Runs of consecutive indexes where flags[i] is true, as [first, last] pairs.
+function runs(flags) {
+  const found = [];
+  flags.forEach((flag, i) => {
+    if (!flag) return;
+    if (found.length && found[found.length - 1][1] === i - 1) found[found.length - 1][1] = i;
+    else found.push([i, i]);
+  });
+  return found;
+}
+
 function chart(history) {
   const box = $("chart");
   if (!history.length) {
     box.innerHTML = '<p class="muted">No rated game yet.</p>';
     return;
   }
-  const points = [{ mu: history[0].mu_before, sigma: history[0].sigma_before, label: "start" },
-    ...history.map((h) => ({ mu: h.mu_after, sigma: h.sigma_after, label: when(h.played_at), game: h.game }))];
+  // A player is provisional before their first game; after each game the API says whether they still were.
+  const points = [{ mu: history[0].mu_before, sigma: history[0].sigma_before, label: "start", provisional: Boolean(history[0].provisional) },
+    ...history.map((h) => ({ mu: h.mu_after, sigma: h.sigma_after, label: when(h.played_at), game: h.game, provisional: Boolean(h.provisional) }))];
   const width = 720;
   const height = 280;
   const pad = { left: 48, right: 16, top: 16, bottom: 32 };
@@ -22,20 +34,29 @@ function chart(history) {
   let min = Math.floor(Math.min(...lows));
   let max = Math.ceil(Math.max(...highs));
   if (max - min < 2) { min -= 1; max += 1; }
-  const x = (i) => pad.left + (points.length === 1 ? 0 : (i * (width - pad.left - pad.right)) / (points.length - 1));
+  const step = points.length === 1 ? 0 : (width - pad.left - pad.right) / (points.length - 1);
+  const x = (i) => pad.left + i * step;
   const y = (v) => pad.top + ((max - v) * (height - pad.top - pad.bottom)) / (max - min);
   const line = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.mu).toFixed(1)}`).join(" ");
   const band = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.mu + p.sigma).toFixed(1)}`).join(" ")
     + " " + [...points].reverse().map((p, j) => `L${x(points.length - 1 - j).toFixed(1)},${y(p.mu - p.sigma).toFixed(1)}`).join(" ") + " Z";
   const ticks = [min, (min + max) / 2, max].map((v) => `<line class="axis" x1="${pad.left}" x2="${width - pad.right}" y1="${y(v)}" y2="${y(v)}" stroke-dasharray="3 4"/>
     <text x="${pad.left - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(1)}</text>`).join("");
+  // The provisional stretch: shaded behind the line, from half a step before its first point to half a step after its last.
+  const stretches = runs(points.map((p) => p.provisional)).map(([first, last], n) => {
+    const left = Math.max(pad.left - 8, x(first) - step / 2);
+    const right = Math.min(width - pad.right, x(last) + (last === points.length - 1 ? 0 : step / 2));
+    return `<rect class="provisional" x="${left.toFixed(1)}" y="${pad.top}" width="${Math.max(4, right - left).toFixed(1)}" height="${height - pad.top - pad.bottom}" fill="#5b6670" fill-opacity="0.12"><title>Provisional: too few games, or too uncertain, to be ranked</title></rect>`
+      + (n === 0 ? `<text x="${(left + 4).toFixed(1)}" y="${pad.top + 14}">provisional</text>` : "");
+  }).join("");
+  const provisionalGames = history.filter((h) => h.provisional).length;
   const last = points[points.length - 1];
   const first = points[0];
   box.innerHTML = `<svg xmlns="${SVG}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc">
-    <title id="chart-title">Rating (μ) after each rated game, with ±σ shaded</title>
-    <desc id="chart-desc">${history.length} rated games: from ${first.mu.toFixed(1)} to ${last.mu.toFixed(1)}.</desc>
-    ${ticks}<path class="band" d="${band}"/><path class="line" d="${line}"/>
-    ${points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.mu).toFixed(1)}" r="3.5" fill="#b3122e"><title>${esc(p.label)}: ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}</title></circle>`).join("")}
+    <title id="chart-title">Rating (μ) after each rated game, with ±σ shaded and the provisional stretch marked</title>
+    <desc id="chart-desc">${history.length} rated games: from ${first.mu.toFixed(1)} to ${last.mu.toFixed(1)}. Provisional after ${provisionalGames} of them.</desc>
+    ${stretches}${ticks}<path class="band" d="${band}"/><path class="line" d="${line}"/>
+    ${points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.mu).toFixed(1)}" r="3.5" fill="${p.provisional ? "#fff" : "#b3122e"}" stroke="#b3122e" stroke-width="1.5"${p.provisional ? ' data-provisional=""' : ""}><title>${esc(p.label)}: ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}${p.provisional ? " (provisional)" : ""}</title></circle>`).join("")}
     <text x="${pad.left}" y="${height - 8}">first game</text><text x="${width - pad.right}" y="${height - 8}" text-anchor="end">latest</text>
   </svg>`;
 }
