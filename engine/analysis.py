@@ -29,12 +29,15 @@ this hand of every option and compares the one taken with the best:
 Points are the seat's own points in the hand (lower is better), including those already
 taken; ``loss`` = expected points of the option taken - those of the best option (>= 0).
 
-The class comes from the loss (``THRESHOLDS``).  They were chosen by measurement with
-``python -m engine.analysis_bench --measure`` (engine/bots/README.md, "Analysis"): the
-estimate's own noise at the default budget (the loss it assigns to the option that a
-4x-budget run with another seed calls best) stays under the inaccuracy threshold in
-more than 99% of decisions and under the mistake threshold in all but a handful of
-thousands, while the rule and random bots' losses spread far above it.
+The class comes from the loss: good under 1, inaccuracy from 1, mistake from 3,
+blunder from 6 expected points (``THRESHOLDS``), chosen by measurement with
+``python -m engine.analysis_bench --measure`` (figures in engine/bots/README.md,
+"Analysis").  The estimate's own noise at the default budget (the loss it gives to the
+option that a run at 4x the budget with another seed calls best) was at most 0.89 over
+729 plays and 1.14 over 128 passes (p99 0.71 and 0.92): noise alone is an inaccuracy
+about once in a hundred passes, and was never a mistake.  A mistake (3) is about a
+trick of three hearts given away, a blunder (6) half the queen; the rule bot's plays
+were mistakes or worse 1.4% of the time, the random bot's 9.7%.
 
 Seeds: ``decision_seed(game_key, position, seat)`` hashes public data only, never a
 card: the review of a seat cannot change when the other seats' hidden cards are
@@ -108,12 +111,16 @@ class Budget:
     ``pass_finalists``: how many of the best go on (the set taken always does);
     ``pass_samples``: fresh deals on which the finalists are compared.
     ``eps``: the playout policy's chance of a random card (the montecarlo bot's).
+
+    The defaults keep the estimate's noise under the inaccuracy threshold (measured by
+    ``python -m engine.analysis_bench --measure``) and a 10-hand game under 60 s with two
+    workers here (``python -m engine.analysis_bench``).
     """
 
-    play_samples: int = 400
+    play_samples: int = 320
     pass_screen: int = 48
-    pass_finalists: int = 4
-    pass_samples: int = 480
+    pass_finalists: int = 3
+    pass_samples: int = 800
     eps: float = 0.25
 
     def __post_init__(self) -> None:
@@ -129,7 +136,11 @@ class Budget:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Budget:
-        return cls(**d)
+        """Inverse of ``to_dict``; ValueError for an unknown field."""
+        try:
+            return cls(**d)
+        except TypeError as e:
+            raise ValueError(f"bad budget: {e}") from None
 
 
 DEFAULT_BUDGET = Budget()
@@ -149,7 +160,8 @@ class Decision:
 
     @property
     def forced(self) -> bool:
-        """Only one legal play (cheap to tell without a review)."""
+        """Only one legal card (cheap to tell without a review; a review also counts
+        a single class of equivalent cards as forced)."""
         return self.kind == "play" and len(self.view["legal_plays"]) == 1
 
     def to_dict(self) -> dict[str, Any]:
@@ -170,9 +182,10 @@ def decisions(events: Iterable[Event | dict[str, Any]],
     """Every pass, play and moon choice of the log, in order (only those at
     ``positions`` if given), each with its seat's view just before it.
 
-    The log is replayed once, validated (``ReplayError`` if the engine would not have
-    produced it); each view is taken on the way, so the cost is one replay.  ``deals``
-    are the explicit deals the game was created with (as for ``Game.replay``).
+    The log is replayed once, up to the last decision, validated (``ReplayError`` if the
+    engine would not have produced it); each view is taken on the way, so the cost is
+    one replay.  The log holds engine events only.  ``deals`` are the explicit deals the
+    game was created with (as for ``Game.replay``).
     """
     items = [_as_dict(e) for e in events]
     at = [i for i, e in enumerate(items) if e.get("type") in DECISION_EVENTS]
@@ -212,9 +225,10 @@ def decisions(events: Iterable[Event | dict[str, Any]],
 
 
 def decision_seed(game_key: int | str, position: int, seat: int) -> int:
-    """The seed of one decision's review, from public data only (never a card)."""
+    """The seed of one decision's review, from public data only (never a card); a
+    non-negative 63-bit int, so it fits a signed 64-bit column."""
     text = f"hearts-analysis:v{ANALYSIS_VERSION}:{game_key}:{position}:{seat}"
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
 def analyse(events: Iterable[Event | dict[str, Any]], game_key: int | str, *,
@@ -269,9 +283,13 @@ def review(view: dict[str, Any], taken: str | Sequence[str], *, seed: int,
     Reads the view only.  Returns a JSON-serialisable dict (keys ``RESULT_KEYS``):
     ``taken`` / ``best`` (a card name, three names or a moon choice) with their
     ``*_expected`` points, ``loss`` and its standard error ``loss_se`` (paired over the
-    deals), ``class``, ``forced``, ``options`` (each option evaluated, best first:
-    ``option``, ``expected``, ``samples``, and for plays the ``equivalent`` cards),
-    ``samples`` (deals behind the comparison), ``seed`` and ``budget``.
+    deals; 0 when the option taken is the best), ``class``, ``forced`` (one class of
+    legal cards, or moon choices worth the same: never flagged, ``*_expected`` None for
+    plays), ``options`` (best first: ``option``, ``expected``, ``samples``, and for plays
+    the ``equivalent`` cards; for passes the finalists come first, then the sets dropped
+    at screening, valued as the best estimate plus how much worse than the best
+    finalist they did on the screening deals), ``samples`` (deals behind the
+    comparison), ``seed`` and ``budget``.
     ValueError if ``taken`` is not an option of the view.
     """
     kind = awaits(view)
@@ -464,9 +482,9 @@ def _review_pass(view: dict[str, Any], taken: Any, rng: random.Random,
     for j, m in zip(finalists, final_means, strict=True):
         options.append({"option": _names(cands[j]), "expected": round(m, 3),
                         "samples": budget.pass_samples})
-    # the sets screened out: their difference to the set taken on the screening deals,
-    # on top of the set taken's final estimate (so every figure is on one scale)
-    shift = final_means[0] - screen_means[0]
+    # the sets screened out: the best final estimate plus how much worse they did than
+    # the best finalist on the screening deals (so none reads better than the best)
+    shift = min(final_means) - min(screen_means[j] for j in finalists)
     for j in ranked:
         if j not in finalists:
             options.append({"option": _names(cands[j]), "expected": round(screen_means[j] + shift, 3),

@@ -135,16 +135,18 @@ def bench(a: argparse.Namespace, budget: Budget) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- calibration
 def _measure(args: tuple) -> list[dict]:
-    log, key, budget, positions, seats, noise_every = args
+    log, key, budget, positions, seats, noise_every, kinds = args
     ref_budget = Budget(play_samples=4 * budget.play_samples, pass_screen=2 * budget.pass_screen,
                         pass_finalists=budget.pass_finalists + 2,
                         pass_samples=4 * budget.pass_samples, eps=budget.eps)
     out = []
     for k, d in enumerate(decisions(log, positions=positions)):
+        if d.kind not in kinds:
+            continue
         seed = decision_seed(key, d.position, d.seat)
         r = review(d.view, d.taken, seed=seed, budget=budget)
         row = {"bot": seats[d.seat], "kind": d.kind, "forced": r["forced"], "loss": r["loss"]}
-        if not r["forced"] and k % noise_every == 0:
+        if not r["forced"] and (d.kind != "play" or k % noise_every == 0):
             ref = review(d.view, d.taken, seed=seed ^ 0x5EED, budget=ref_budget)
             best = ref["best"]
             again = r if best == r["taken"] else review(d.view, best, seed=seed, budget=budget)
@@ -175,7 +177,8 @@ def measure(a: argparse.Namespace, budget: Budget) -> None:
         log = play_game(f"measure:{a.seed}:{g}", seats, a.hands)
         ps = [d.position for d in decisions(log)]
         for i in range(0, len(ps), CHUNK):
-            work.append((log, f"measure:{g}", budget, ps[i : i + CHUNK], seats, a.noise_every))
+            work.append((log, f"measure:{g}", budget, ps[i : i + CHUNK], seats, a.noise_every,
+                         a.kinds.split(",")))
     t0 = time.perf_counter()
     rows: list[dict] = []
     with mp.get_context("fork").Pool(a.jobs) as pool:
@@ -199,7 +202,7 @@ def measure(a: argparse.Namespace, budget: Budget) -> None:
         if xs:
             print(f"  {kind:<5} n={len(xs):<5} {_pct(xs, (50, 90, 95, 99, 99.9))}  | {_over(xs)}  "
                   f"max {max(xs):.2f}")
-            print(f"        |loss(seed A) - loss(seed B)| of the move taken: {_pct(ds)}")
+            print(f"        |loss(seed A) - loss(seed B)| of the option taken: {_pct(ds)}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -215,7 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--measure-seats", nargs="*",
                     default=["rule,random,rule,random", "montecarlo,rule,random,rule"])
     ap.add_argument("--noise-every", type=int, default=2,
-                    help="measure the noise on every k-th decision (it costs 6 reviews)")
+                    help="measure the noise on every k-th play (and every pass; 6 reviews each)")
+    ap.add_argument("--kinds", default="pass,play,moon_choice", help="decision kinds to measure")
     a = ap.parse_args(argv)
     budget = parse_budget(a.budget)
     if a.measure:
