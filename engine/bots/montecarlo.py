@@ -41,9 +41,15 @@ MAX_SAMPLES = 400
 
 def candidates(know: Knowledge) -> list[int]:
     """The legal cards, one per class of equivalent cards (the lowest of each)."""
+    return [group[0] for group in card_classes(know)]
+
+
+def card_classes(know: Knowledge) -> list[list[int]]:
+    """The legal cards grouped into classes of cards equivalent for the rest of the
+    hand (same suit, same points, no card between them still out), ascending."""
     gone = know.played | know.hand
     rules = know.rules
-    out: list[int] = []
+    out: list[list[int]] = []
     prev = -1
     m = know.legal
     while m:
@@ -56,9 +62,10 @@ def candidates(know: Knowledge) -> list[int]:
             and card_points(c, rules) == card_points(prev, rules)
             and not (((1 << c) - 1) & ~((2 << prev) - 1)) & ~gone
         ):
+            out[-1].append(c)
             prev = c
             continue
-        out.append(c)
+        out.append([c])
         prev = c
     return out
 
