@@ -27,9 +27,14 @@ def display_name_taken(display_name: str, club: Club | None, *, exclude: Player 
 
 
 def _refuse_taken(username: str | None, display_name: str, club: Club | None) -> None:
+    taken = DomainError("username_taken", "This username is taken.", status=409)
     if username is not None and _username_taken(username):
-        raise DomainError("username_taken", "This username is taken.", status=409)
+        raise taken
     if display_name_taken(display_name, club):
+        # A registration of this username that committed between the two queries took both names:
+        # the username is the answer (the second query sees what the first could not).
+        if username is not None and _username_taken(username):
+            raise taken
         raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
 
 

@@ -383,7 +383,8 @@ class Match:
         left = getattr(self, "left", None)
         if self.s.leaver and self.s.comes_back and step == total_estimate // 2 and left is not None:
             viewer = self.viewers[f"seat{left}"]
-            if self.seat_now(viewer) == left:
+            away = GameSeat.objects.filter(game=self.game, seat=left, away=True, player=viewer.player).exists()
+            if away:  # (their socket may have taken it back already, reconnecting from their device)
                 back = viewer.api.post(f"/api/games/{self.game.pk}/join/", {"device_id": viewer.device}, format="json")
                 assert back.status_code == 200, back.content
         if self.s.swap and step == (2 * total_estimate) // 3:
