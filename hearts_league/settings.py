@@ -331,6 +331,9 @@ HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for 
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
                                          "tournaments.services.competitions.competition_game_finished"]
+# Called as hook(player_ids=..., league_id=...) -> {player_id: rating} to seed a Swiss round 1
+# (league_id None: the global pool). Empty: every tournament is seeded by lot.
+HEARTS_SEEDING_RATINGS = env.str("HEARTS_SEEDING_RATINGS", default="ratings.selectors.seeding_ratings")
 CELERY_BEAT_SCHEDULE = {
     "sweep-stalled-games": {
         "task": "tournaments.sweep",

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 
-from django.db.models import Count, Prefetch
+from django.db.models import Count, Prefetch, Q
 
 from tournaments import standings as scoring
 from tournaments.models import Player, Registration, Round, Table, TableResult, Tournament
 
 
 def tournaments_list(*, league_id: int | None = None, status: str | None = None):
+    """Tournaments, newest first, each with ``players_count`` (its active registrations)."""
     # Meta.ordering (newest first), spelled out: Django leaves it out of a GROUP BY query (the
     # annotation), and an unordered list can repeat or skip tournaments between pages.
     tournaments = (
         Tournament.objects.select_related("league__club", "season")
-        .annotate(players_count=Count("registrations"))
+        .annotate(players_count=Count("registrations", filter=Q(registrations__status=Registration.Status.ACTIVE)))
         .order_by(*Tournament._meta.ordering)
     )
     if league_id is not None:
@@ -84,17 +85,23 @@ def standings_for_tournament(tournament: Tournament) -> list[StandingLine]:
     missing = {row.player for row in rows if row.player > 0 and row.player not in names}
     if missing:
         names.update(Player.objects.filter(pk__in=missing).values_list("pk", "display_name"))
+    # CPU fill seats count for the places at their tables, but are never ranked themselves: the
+    # players are ranked among themselves (a CPU ahead of them does not push them down a place).
+    people = [row for row in rows if row.player > 0]
+    tied = Counter(row.rank for row in people)
+    ranks, position = {}, 1
+    for row in people:
+        if row.rank not in ranks:
+            ranks[row.rank] = position
+            position += tied[row.rank]
     lines = []
-    rank = 0
-    for row in rows:
-        if row.player < 0:
-            continue
-        rank += 1
+    for row in people:
         registration = registrations.get(row.player)
+        rank = ranks[row.rank]
         lines.append(
             StandingLine(
-                rank=row.rank,
-                rank_label=row.rank_label,
+                rank=rank,
+                rank_label=f"={rank}" if tied[row.rank] > 1 else str(rank),
                 player_id=row.player,
                 name=names.get(row.player, ""),
                 table_points=row.table_points,

@@ -42,6 +42,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "round_mode",
             "hands_per_round",
             "rounds_planned",
+            "seeding",
             "rules_overrides",
             "rules",
             "preferred_table_size",
@@ -70,6 +71,8 @@ class TournamentCreateSerializer(serializers.Serializer):
     )
     hands_per_round = serializers.IntegerField(default=4, min_value=1, max_value=50)
     rounds_planned = serializers.IntegerField(default=5, min_value=1, max_value=50)
+    seeding = serializers.ChoiceField(choices=Tournament.Seeding.values, default=Tournament.Seeding.LEAGUE,
+                                      help_text="a Swiss round 1: by rating (league pool, global pool) or by lot")
     rules_overrides = serializers.DictField(default=dict, help_text="engine Rules fields over the league's")
     preferred_table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
     prefer = serializers.ChoiceField(choices=Tournament.Prefer.values, default="smaller")
@@ -252,7 +255,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         pk = self.kwargs["pk"]
         if not str(pk).isdigit():
             raise DomainError("tournament_not_found", f"There is no tournament {pk}.", status=404)
-        return get_object_or_404(Tournament, pk=int(pk))
+        return get_object_or_404(selectors.tournaments_list(), pk=int(pk))
 
     @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})
     def create(self, request):
@@ -273,6 +276,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         tournament = services.tournament_create(
             league=league, season=season, created_by=getattr(request.user, "player", None), **values
         )
+        tournament.players_count = 0
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=PlayerChoiceSerializer, responses={201: RegistrationSerializer})

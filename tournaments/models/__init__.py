@@ -1,7 +1,15 @@
 """The tournaments app's models: ``core`` (clubs, players, games, event logs) and
 ``competitions`` (leagues' seasons, tournaments, rounds and tables)."""
 
-from tournaments.models.competitions import Registration, Round, Season, Table, TableResult, Tournament
+from tournaments.models.competitions import (
+    Registration,
+    Round,
+    Ruling,
+    Season,
+    Table,
+    TableResult,
+    Tournament,
+)
 from tournaments.models.core import (
     Club,
     Game,
@@ -14,5 +22,5 @@ from tournaments.models.core import (
     ServerHeartbeat,
 )
 
-__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player", "Registration", "Round", "Season",
+__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player", "Registration", "Round", "Ruling", "Season",
            "SeatConnection", "SeatInvitation", "ServerHeartbeat", "Table", "TableResult", "Tournament"]

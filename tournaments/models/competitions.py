@@ -46,6 +46,11 @@ class Tournament(models.Model):
         FULL_GAME = "full_game", "A whole game to the end score"
         FIXED_HANDS = "fixed_hands", "A fixed number of hands"
 
+    class Seeding(models.TextChoices):
+        LEAGUE = "league", "By rating: the league's pool, else the global one"
+        GLOBAL = "global", "By rating: the global pool"
+        LOT = "lot", "By lot"
+
     class Prefer(models.TextChoices):
         SMALLER = "smaller", "Tables of 3 when 4s do not fit"
         LARGER = "larger", "Tables of 5 when 4s do not fit"
@@ -59,6 +64,8 @@ class Tournament(models.Model):
     round_mode = models.CharField(max_length=16, choices=RoundMode.choices, default=RoundMode.FULL_GAME)
     hands_per_round = models.PositiveSmallIntegerField(default=4, help_text="with fixed-hands rounds")
     rounds_planned = models.PositiveSmallIntegerField(default=5, help_text="rounds before any final")
+    seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.LEAGUE,
+                               help_text="how a Swiss tournament's first round is drawn")
     rules_overrides = models.JSONField(default=dict, blank=True,
                                        help_text="engine.Rules fields on top of the league's default rules")
     rules = models.JSONField(null=True, blank=True, editable=False,
@@ -196,3 +203,24 @@ class TableResult(models.Model):
 
     def __str__(self):
         return f"{self.table} seat {self.seat}: {self.hearts_points}"
+
+
+class Ruling(models.Model):
+    """A director's ruling on a finished table: one seat's Hearts points adjusted, with the
+    reason. Rows are never edited: a later ruling on the same seat supersedes the earlier one
+    (the table's result keeps the latest, and each ruling keeps the score it replaced)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="rulings")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="rulings")
+    hearts_points_before = models.IntegerField()
+    hearts_points = models.IntegerField(help_text="the adjusted score that counts")
+    reason = models.CharField(max_length=500)
+    ruled_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "seat", "id"]
+
+    def __str__(self):
+        return f"{self.table} seat {self.seat}: {self.hearts_points_before} -> {self.hearts_points}"

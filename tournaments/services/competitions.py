@@ -18,8 +18,10 @@ import math
 import random
 from collections import Counter
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 import engine
 from engine.cards import FULL_DECK, NAMES, cards_of
@@ -142,6 +144,7 @@ def tournament_create(
     round_mode: str = Tournament.RoundMode.FULL_GAME,
     hands_per_round: int = 4,
     rounds_planned: int = 5,
+    seeding: str = Tournament.Seeding.LEAGUE,
     rules_overrides: dict | None = None,
     preferred_table_size: int = 4,
     prefer: str = "smaller",
@@ -163,6 +166,8 @@ def tournament_create(
         raise DomainError("invalid_hands", "A fixed-hands round has 1 to 50 hands.")
     if not 1 <= rounds_planned <= 50:
         raise DomainError("invalid_rounds", "A tournament has 1 to 50 rounds.")
+    if seeding not in Tournament.Seeding.values:
+        raise DomainError("invalid_seeding", f"Seeding is one of {', '.join(Tournament.Seeding.values)}.")
     if preferred_table_size not in seating.TABLE_SIZES:
         raise DomainError("invalid_table_size", "Tables seat 3, 4 or 5 players.")
     if prefer not in Tournament.Prefer.values:
@@ -184,6 +189,7 @@ def tournament_create(
         round_mode=round_mode,
         hands_per_round=hands_per_round,
         rounds_planned=rounds_planned,
+        seeding=seeding,
         rules_overrides=rules_overrides or {},
         preferred_table_size=preferred_table_size,
         prefer=prefer,
@@ -286,11 +292,14 @@ def make_deals(rules: engine.Rules, count: int, rng: random.Random) -> list[list
 
 
 def _seeding(tournament: Tournament, player_ids: list[int], rng: random.Random) -> list[tuple[int, float]]:
-    """Round 1 of a Swiss: every player with their rating (the league's pool, else the global
-    one), in a shuffled order so that equal and missing ratings (placed last) are drawn by lot."""
-    from ratings.selectors import seeding_ratings  # ratings builds on tournaments, not the reverse
-
-    rated = seeding_ratings(player_ids=player_ids, league_id=tournament.league_id)
+    """Round 1 of a Swiss: every player with their rating from ``HEARTS_SEEDING_RATINGS`` (the
+    league's pool, else the global one; or the global pool only), in a shuffled order so that
+    equal and missing ratings (placed last) are drawn by lot. Seeded by lot, every rating is equal."""
+    rated = {}
+    if tournament.seeding != Tournament.Seeding.LOT and settings.HEARTS_SEEDING_RATINGS:
+        # a settings hook, not an import: ratings builds on tournaments, not the reverse
+        league_id = tournament.league_id if tournament.seeding == Tournament.Seeding.LEAGUE else None
+        rated = import_string(settings.HEARTS_SEEDING_RATINGS)(player_ids=player_ids, league_id=league_id)
     shuffled = list(player_ids)
     rng.shuffle(shuffled)
     return [(pid, rated.get(pid, -math.inf)) for pid in shuffled]

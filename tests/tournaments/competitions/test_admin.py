@@ -79,6 +79,7 @@ def test_creating_a_tournament_in_the_admin_goes_through_the_service(admin_clien
             "preferred_table_size": 4,
             "prefer": "smaller",
             "cpu_bot": "rule",
+            "seeding": "league",
             "rules_overrides": '{"end_score": 50}',
             "points_by_place": "{}",
             "registrations-TOTAL_FORMS": 0,

@@ -163,3 +163,19 @@ def test_the_tournament_endpoints_are_in_the_openapi_schema(api_client):
     ):
         assert path in schema["paths"], path
     assert "post" in schema["paths"]["/api/leagues/"]
+
+
+def test_players_count_is_the_active_registrations_in_the_list_and_the_detail(director):
+    client = client_for(director)
+    created = _create(client, LeagueFactory())
+    assert created.json()["players_count"] == 0
+    pk = created.json()["id"]
+    players = [CpuPlayerFactory() for _ in range(3)]
+    for player in players:
+        registered = client.post(f"/api/tournaments/{pk}/register/", {"player_id": player.pk}, format="json")
+        assert registered.status_code == 201
+    assert client.get(f"/api/tournaments/{pk}/").json()["players_count"] == 3
+    listed = {t["id"]: t for t in client.get("/api/tournaments/").json()["results"]}
+    assert listed[pk]["players_count"] == 3
+    client.post(f"/api/tournaments/{pk}/withdraw/", {"player_id": players[0].pk}, format="json")
+    assert client.get(f"/api/tournaments/{pk}/").json()["players_count"] == 2

@@ -337,3 +337,54 @@ def test_swiss_round_one_spreads_the_strongest_rated_players_over_the_tables():
     assert [sum(pid in table for pid in strongest[4:8]) for table in tables] == [1, 1, 1, 1]
     unrated = {p.pk for p in players[12:]}
     assert [len(unrated & table) for table in tables] == [1, 1, 1, 1]
+
+
+def test_swiss_round_one_by_the_global_pool_ignores_the_league_pool_and_by_lot_ignores_both():
+    """The same ratings, three seedings: the global pool's four strongest are spread over the
+    four tables; the league's pool (reversed strengths) would spread another four; by lot
+    the ratings are not asked for at all."""
+    from tests.factories import RatingFactory
+
+    for seeding in ("global", "league"):
+        tournament, players = _tournament(16, seeding=seeding)
+        for i, player in enumerate(players):
+            RatingFactory(player=player, mu=1500 + 10 * i)
+            RatingFactory(player=player, league=tournament.league, mu=1500 - 10 * i)
+        round_ = services.tournament_start_round(tournament_id=tournament.pk)
+        tables = [set(t.players) for t in round_.tables.order_by("number")]
+        strongest = [p.pk for p in (players[-4:] if seeding == "global" else players[:4])]
+        assert [sum(pid in table for pid in strongest) for table in tables] == [1, 1, 1, 1], seeding
+
+
+def test_swiss_round_one_by_lot_does_not_call_the_ratings_hook(settings):
+    settings.HEARTS_SEEDING_RATINGS = "tests.tournaments.competitions.test_services.refuse_to_rate"
+    tournament, _ = _tournament(8, seeding="lot")
+    assert services.tournament_start_round(tournament_id=tournament.pk).tables.count() == 2
+    rated, _ = _tournament(8, seeding="league")
+    with pytest.raises(AssertionError, match="asked for ratings"):
+        services.tournament_start_round(tournament_id=rated.pk)
+
+
+def refuse_to_rate(**kwargs):
+    raise AssertionError("asked for ratings")
+
+
+def test_cpu_fill_is_never_ranked_and_never_moves_anyone_down():
+    """A table of 3 players and a CPU fill seat where the CPU scores best: the players are
+    ranked 1, 2, 3 among themselves (the CPU's place still counts for the table points)."""
+    tournament = TournamentFactory(allow_cpu_fill=True)
+    a, b, c = (CpuPlayerFactory(display_name=name) for name in "ABC")
+    cpu = CpuPlayerFactory(display_name="CPU")
+    for player in (a, b, c):
+        RegistrationFactory(tournament=tournament, player=player)
+    table = TableFactory(round=RoundFactory(tournament=tournament, number=1),
+                         players=[cpu.pk, a.pk, b.pk, c.pk], cpu_fill=[0])
+    for seat, (player, hearts) in enumerate(((cpu, 5), (a, 30), (b, 30), (c, 80))):
+        TableResultFactory(table=table, seat=seat, player=player, hearts_points=hearts, cpu_fill=seat == 0)
+    lines = standings_for_tournament(tournament)
+    assert [(line.rank_label, line.name, line.table_points) for line in lines] == [
+        ("=1", "A", 1.5),
+        ("=1", "B", 1.5),
+        ("3", "C", 0.0),
+    ]
+    assert [line.rank for line in lines] == [1, 1, 3]
