@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import Count, Prefetch, Q
 
 from tournaments import standings as scoring
-from tournaments.models import Player, Registration, Round, Table, TableResult, Tournament
+from tournaments.models import Player, Registration, Round, Ruling, Table, TableResult, Tournament
 
 
 def tournaments_list(*, league_id: int | None = None, status: str | None = None):
@@ -25,6 +25,31 @@ def tournaments_list(*, league_id: int | None = None, status: str | None = None)
     if status:
         tournaments = tournaments.filter(status=status)
     return tournaments
+
+
+def directs(user, league_id: int | None = None) -> bool:
+    """Whether this user runs tournaments: staff run every league's; a league's directors (its
+    ``directors``) run that league's, and any league's when ``league_id`` is None (the console)."""
+    if not (user.is_authenticated and user.is_active):
+        return False
+    if user.is_staff:
+        return True
+    player = getattr(user, "player", None)
+    if player is None:
+        return False
+    led = player.leagues_directed.all()
+    return led.filter(pk=league_id).exists() if league_id is not None else led.exists()
+
+
+def leagues_directed(user):
+    """The leagues this user may run tournaments in (every league for staff)."""
+    from tournaments.models import League
+
+    leagues = League.objects.select_related("club").order_by("club__name", "name")
+    if user.is_staff:
+        return leagues
+    player = getattr(user, "player", None)
+    return leagues.filter(directors=player) if player is not None else leagues.none()
 
 
 def points_by_place_of(tournament: Tournament) -> dict[int, list[float]] | None:
@@ -127,9 +152,17 @@ def tables_for_round(tournament: Tournament, number: int):
         return None
     return (
         round_.tables.select_related("game")
-        .prefetch_related(Prefetch("results", queryset=TableResult.objects.select_related("player")))
+        .prefetch_related(
+            Prefetch("results", queryset=TableResult.objects.select_related("player")),
+            Prefetch("rulings", queryset=Ruling.objects.order_by("id")),
+        )
         .order_by("number")
     )
+
+
+def rulings_for_tournament(tournament: Tournament):
+    """The directors' rulings of a tournament, oldest first."""
+    return Ruling.objects.filter(table__round__tournament=tournament).select_related("table__round").order_by("id")
 
 
 def player_names(player_ids) -> dict[int, str]:
@@ -146,6 +179,10 @@ def results_rows(tournament: Tournament) -> list[dict]:
         results.select_related("table__round", "player")
         .order_by("table__round__number", "table__number", "seat")
     )
+    rulings = {
+        (ruling.table_id, ruling.seat): ruling.reason
+        for ruling in Ruling.objects.filter(table__round__tournament=tournament).order_by("id")
+    }  # the latest ruling on a seat is the one in force
     for result in results:
         table = result.table
         rows.append(
@@ -162,6 +199,7 @@ def results_rows(tournament: Tournament) -> list[dict]:
                 "table_points": result.table_points,
                 "matchpoints": result.matchpoints,
                 "hands_played": result.hands_played,
+                "ruling": rulings.get((result.table_id, result.seat), ""),
             }
         )
     return rows
@@ -180,4 +218,5 @@ RESULT_FIELDS = [
     "table_points",
     "matchpoints",
     "hands_played",
+    "ruling",
 ]

@@ -11,7 +11,7 @@ from django.utils.html import format_html
 
 from hearts_league.api import DomainError
 from tournaments import selectors_competitions as selectors
-from tournaments.models import Player, Registration, Round, Season, Table, TableResult, Tournament
+from tournaments.models import Player, Registration, Round, Ruling, Season, Table, TableResult, Tournament
 from tournaments.services import competitions as services
 
 
@@ -150,9 +150,13 @@ class TournamentAdmin(admin.ModelAdmin):
     @admin.display(description="pages")
     def pages(self, obj):
         return format_html(
-            '<a href="{}">standings</a> · <a href="{}" target="_blank">results sheet</a>',
+            '<a href="{}">standings</a> · <a href="{}" target="_blank">results sheet</a>'
+            ' · <a href="{}">CSV</a> · <a href="{}">NDJSON</a> · <a href="{}">console</a>',
             reverse("admin:tournaments_tournament_standings", args=[obj.pk]),
             reverse("admin:tournaments_tournament_results", args=[obj.pk]),
+            f"/api/tournaments/{obj.pk}/results/?format=csv",
+            f"/api/tournaments/{obj.pk}/results/?format=jsonl",
+            f"/director/tournaments/{obj.pk}/",
         )
 
     @admin.action(description="Seat the next round (draw the tables)")
@@ -283,6 +287,24 @@ class SwapForm(forms.Form):
     correction = forms.BooleanField(required=False, help_text="the round has started: correct who sits where")
 
 
+class RulingForm(forms.Form):
+    seat = forms.TypedChoiceField(coerce=int, help_text="whose score is adjusted")
+    hearts_points = forms.IntegerField(min_value=-10_000, max_value=10_000, help_text="the adjusted Hearts points")
+    reason = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 2}),
+                             help_text="shown in the results next to the score")
+
+
+class RulingInline(admin.TabularInline):
+    model = Ruling
+    extra = 0
+    fields = ["seat", "player", "hearts_points_before", "hearts_points", "reason", "ruled_by", "created_at"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 class TableResultInline(admin.TabularInline):
     model = TableResult
     extra = 0
@@ -296,10 +318,10 @@ class TableResultInline(admin.TabularInline):
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "status", "game", "swap"]
+    list_display = ["__str__", "status", "game", "swap", "rule"]
     list_filter = ["status", "round__tournament"]
     readonly_fields = ["round", "number", "players", "cpu_fill", "game", "status", "finished_at"]
-    inlines = [TableResultInline]
+    inlines = [TableResultInline, RulingInline]
 
     def has_add_permission(self, request):
         return False
@@ -308,9 +330,14 @@ class TableAdmin(admin.ModelAdmin):
     def swap(self, obj):
         return format_html('<a href="{}">swap</a>', reverse("admin:tournaments_table_swap", args=[obj.pk]))
 
+    @admin.display(description="ruling")
+    def rule(self, obj):
+        return format_html('<a href="{}">adjust a score</a>', reverse("admin:tournaments_table_rule", args=[obj.pk]))
+
     def get_urls(self):
         return [
             path("<int:pk>/swap/", self.admin_site.admin_view(self.swap_view), name="tournaments_table_swap"),
+            path("<int:pk>/rule/", self.admin_site.admin_view(self.rule_view), name="tournaments_table_rule"),
             *super().get_urls(),
         ]
 
@@ -334,3 +361,29 @@ class TableAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "tournaments/swap.html", context)
+
+    def rule_view(self, request, pk):
+        table = get_object_or_404(Table.objects.select_related("round__tournament"), pk=pk)
+        form = RulingForm(request.POST or None)
+        names = selectors.player_names(table.players)
+        form.fields["seat"].choices = [
+            (seat, f"{seat}: {names.get(pid, '?')}") for seat, pid in enumerate(table.players)
+            if seat not in table.cpu_fill
+        ]
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.table_rule_score(table_id=table.pk, ruled_by=getattr(request.user, "player", None),
+                                          **form.cleaned_data)
+            except DomainError as error:
+                form.add_error(None, f"{error.detail} ({error.error_code})")
+            else:
+                self.message_user(request, "Ruling recorded.", messages.SUCCESS)
+                return redirect("admin:tournaments_table_change", table.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "table": table,
+            "form": form,
+            "title": f"A ruling at {table}",
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "tournaments/ruling.html", context)

@@ -163,6 +163,11 @@ class ResultSerializer(serializers.Serializer):
     table_points = serializers.FloatField()
     matchpoints = serializers.FloatField(allow_null=True)
     hands_played = serializers.IntegerField()
+    ruling = serializers.SerializerMethodField(help_text="the reason of a director's ruling on this seat, if any")
+
+    def get_ruling(self, result) -> str:
+        rulings = [r for r in result.table.rulings.all() if r.seat == result.seat]
+        return rulings[-1].reason if rulings else ""
 
 
 class TableSerializer(serializers.ModelSerializer):
@@ -190,6 +195,38 @@ class TableSerializer(serializers.ModelSerializer):
         ]
 
 
+class WalkInSerializer(serializers.Serializer):
+    display_name = serializers.CharField(max_length=60, help_text="the walk-in player's name at the club")
+
+
+class SwapSerializer(serializers.Serializer):
+    table = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="the table's id")
+    player_out = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="who leaves the seat")
+    player_in = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="who takes it: from another table, or a registered player sitting out"
+    )
+    correction = serializers.BooleanField(default=False, help_text="the round has started: correct who sits where")
+
+
+class RulingCreateSerializer(serializers.Serializer):
+    table = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="the finished table's id")
+    seat = serializers.IntegerField(min_value=0, max_value=4)
+    hearts_points = serializers.IntegerField(min_value=-10_000, max_value=10_000, help_text="the adjusted score")
+    reason = serializers.CharField(max_length=500)
+
+
+class RulingSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round = serializers.IntegerField(source="table.round.number")
+    table = serializers.IntegerField(source="table.number")
+    seat = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    hearts_points_before = serializers.IntegerField()
+    hearts_points = serializers.IntegerField()
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 class LeagueCreateSerializer(serializers.Serializer):
     club = serializers.IntegerField()
     name = serializers.CharField(max_length=120)
@@ -201,9 +238,14 @@ class LeagueCreateSerializer(serializers.Serializer):
 # --- helpers --------------------------------------------------------------------------------
 
 
-def require_director(request) -> None:
-    if not (request.user.is_authenticated and request.user.is_staff):
-        raise DomainError("director_only", "Only a tournament director (staff) may do this.", status=403)
+def require_director(request, league_id: int | None = None) -> None:
+    """Staff, or (for a league's tournaments) one of the league's directors; else 403."""
+    if league_id is None:
+        allowed = request.user.is_authenticated and request.user.is_staff
+    else:
+        allowed = selectors.directs(request.user, league_id)
+    if not allowed:
+        raise DomainError("director_only", "Only a tournament director may do this.", status=403)
 
 
 def _requester(request) -> Player:
@@ -213,14 +255,14 @@ def _requester(request) -> Player:
     return player
 
 
-def _player_for(request, player_id: int | None) -> Player:
+def _player_for(request, player_id: int | None, league_id: int | None = None) -> Player:
     """Yourself, or (directors only) the given player."""
     if player_id is None:
         return _requester(request)
     mine = getattr(request.user, "player", None)
     if mine is not None and mine.pk == player_id:
         return mine
-    require_director(request)
+    require_director(request, league_id)
     player = Player.objects.filter(pk=player_id).first()
     if player is None:
         raise DomainError("player_not_found", f"There is no player {player_id}.", status=404)
@@ -259,12 +301,14 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})
     def create(self, request):
-        """Create a tournament (directors only)."""
-        require_director(request)
+        """Create a tournament (staff, or the league's directors)."""
+        if not selectors.directs(request.user):
+            require_director(request)
         data = TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = dict(data.validated_data)
         league = League.objects.filter(pk=values.pop("league")).first()
+        require_director(request, league.pk if league else None)
         if league is None:
             raise DomainError("invalid_league", "There is no such league.")
         season_id = values.pop("season")
@@ -285,10 +329,11 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Register yourself (a director may register anyone). Late entries play from the next round."""
         data = PlayerChoiceSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player = _player_for(request, data.validated_data["player_id"])
+        tournament = self.get_object()
+        player = _player_for(request, data.validated_data["player_id"], tournament.league_id)
         if player.is_guest:  # a tournament's standings and results need someone who can sign in again
             raise DomainError("account_required", "Tournaments need a registered account.", status=403)
-        registration = services.tournament_register(tournament_id=self.get_object().pk, player=player)
+        registration = services.tournament_register(tournament_id=tournament.pk, player=player)
         return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=PlayerChoiceSerializer, responses={200: RegistrationSerializer})
@@ -297,32 +342,96 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Withdraw yourself (a director may withdraw anyone) from the next round on."""
         data = PlayerChoiceSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player = _player_for(request, data.validated_data["player_id"])
-        registration = services.tournament_withdraw(tournament_id=self.get_object().pk, player=player)
+        tournament = self.get_object()
+        player = _player_for(request, data.validated_data["player_id"], tournament.league_id)
+        registration = services.tournament_withdraw(tournament_id=tournament.pk, player=player)
         return Response(RegistrationSerializer(registration).data)
+
+    @extend_schema(request=WalkInSerializer, responses={201: RegistrationSerializer})
+    @action(detail=True, methods=["post"], url_path="walk-in", permission_classes=[IsAuthenticated])
+    def walk_in(self, request, pk=None):
+        """Register a walk-in player in one step: a new account of the club under this name
+        (directors only). 409 ``display_name_taken`` if someone plays under it already."""
+        tournament = self.get_object()
+        require_director(request, tournament.league_id)
+        data = WalkInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        registration = services.tournament_register_walk_in(
+            tournament_id=tournament.pk, display_name=data.validated_data["display_name"]
+        )
+        return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=SwapSerializer, responses={200: TableSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def swap(self, request, pk=None):
+        """Put a player in another's seat at a table of the current round (directors only);
+        once the round has started only with ``correction``."""
+        tournament = self.get_object()
+        require_director(request, tournament.league_id)
+        data = SwapSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        if not Table.objects.filter(pk=values["table"], round__tournament=tournament).exists():
+            raise DomainError("table_not_found", f"This tournament has no table {values['table']}.", status=404)
+        found = Player.objects.in_bulk([values["player_out"], values["player_in"]])
+        missing = [pid for pid in (values["player_out"], values["player_in"]) if pid not in found]
+        if missing:
+            raise DomainError("player_not_found", f"There is no player {missing[0]}.", status=404)
+        table = services.table_swap_player(
+            table_id=values["table"], player_out=found[values["player_out"]], player_in=found[values["player_in"]],
+            correction=values["correction"],
+        )
+        table = Table.objects.select_related("game").prefetch_related("results__player").get(pk=table.pk)
+        context = {"names": selectors.player_names(table.players), "staff": True}
+        return Response(TableSerializer(table, context=context).data)
+
+    @extend_schema(methods=["get"], responses={200: RulingSerializer(many=True)})
+    @extend_schema(methods=["post"], request=RulingCreateSerializer, responses={201: RulingSerializer})
+    @action(detail=True, methods=["get", "post"])
+    def rulings(self, request, pk=None):
+        """The directors' rulings (adjusted scores with their reasons); a director posts one on a
+        finished table: the table's places and points are worked out again."""
+        tournament = self.get_object()
+        if request.method == "GET":
+            rows = selectors.rulings_for_tournament(tournament)
+            return Response(RulingSerializer(rows, many=True).data)
+        require_director(request, tournament.league_id)
+        data = RulingCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        if not Table.objects.filter(pk=values["table"], round__tournament=tournament).exists():
+            raise DomainError("table_not_found", f"This tournament has no table {values['table']}.", status=404)
+        ruling = services.table_rule_score(
+            table_id=values["table"], seat=values["seat"], hearts_points=values["hearts_points"],
+            reason=values["reason"], ruled_by=getattr(request.user, "player", None),
+        )
+        return Response(RulingSerializer(ruling).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={201: RoundSerializer})
     @action(detail=True, methods=["post"], url_path="seat-round", permission_classes=[IsAuthenticated])
     def seat_round(self, request, pk=None):
         """Draw the next round's tables without starting them (directors only)."""
-        require_director(request)
-        round_ = services.tournament_seat_round(tournament_id=self.get_object().pk)
+        tournament = self.get_object()
+        require_director(request, tournament.league_id)
+        round_ = services.tournament_seat_round(tournament_id=tournament.pk)
         return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={201: RoundSerializer})
     @action(detail=True, methods=["post"], url_path="start-round", permission_classes=[IsAuthenticated])
     def start_round(self, request, pk=None):
         """Start the seated round, or seat and start the next one (directors only)."""
-        require_director(request)
-        round_ = services.tournament_start_round(tournament_id=self.get_object().pk)
+        tournament = self.get_object()
+        require_director(request, tournament.league_id)
+        round_ = services.tournament_start_round(tournament_id=tournament.pk)
         return Response(RoundSerializer(round_).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: RoundSerializer})
     @action(detail=True, methods=["post"], url_path="finish-round", permission_classes=[IsAuthenticated])
     def finish_round(self, request, pk=None):
         """Close the round being played once every table has its result (directors only)."""
-        require_director(request)
-        round_ = services.tournament_finish_round(tournament_id=self.get_object().pk)
+        tournament = self.get_object()
+        require_director(request, tournament.league_id)
+        round_ = services.tournament_finish_round(tournament_id=tournament.pk)
         return Response(RoundSerializer(round_).data)
 
     @extend_schema(responses={200: StandingSerializer(many=True)})

@@ -31,6 +31,10 @@ class League(models.Model):
     rate_games_with_cpus = models.BooleanField(
         default=False, help_text="Rate the humans of ranked games in which CPUs also sat."
     )
+    directors = models.ManyToManyField(
+        "Player", blank=True, related_name="leagues_directed",
+        help_text="Players who run this league's tournaments (staff run every league's).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

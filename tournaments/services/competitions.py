@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import secrets
 from collections import Counter
 
 from django.conf import settings
@@ -36,6 +37,7 @@ from tournaments.models import (
     Player,
     Registration,
     Round,
+    Ruling,
     Season,
     Table,
     TableResult,
@@ -243,6 +245,25 @@ def tournament_register(*, tournament_id: int, player: Player) -> Registration:
     if seated is not None:
         _reseat(tournament, seated)
     return registration
+
+
+@transaction.atomic
+def tournament_register_walk_in(*, tournament_id: int, display_name: str) -> Registration:
+    """A walk-in player in one step: an account of the league's club under this display name
+    (no password yet: a director or the player sets one later) registered in the tournament.
+    Nothing is created if the name is refused or taken."""
+    from tournaments.names import InvalidName, clean_display_name
+    from tournaments.services.players import player_register
+
+    tournament = _locked_tournament(tournament_id)
+    try:
+        name = clean_display_name(display_name)
+    except InvalidName as error:
+        raise DomainError("invalid_display_name", str(error)) from None
+    player = player_register(
+        username=f"walkin-{secrets.token_hex(5)}", password=None, display_name=name, club=tournament.league.club
+    )
+    return tournament_register(tournament_id=tournament.pk, player=player)
 
 
 @transaction.atomic
@@ -556,16 +577,20 @@ def competition_game_finished(*, game_id: int) -> None:
     competition_table_check(game_id=game_id)
 
 
+def _matchpoints(round_: Round) -> None:
+    results = list(TableResult.objects.filter(table__round=round_).order_by("table__number", "seat"))
+    tables: dict[int, list] = {}
+    for result in results:
+        tables.setdefault(result.table_id, []).append((result.pk, result.hearts_points))
+    points = scoring.matchpoints({round_.number: list(tables.values())})
+    for result in results:
+        result.matchpoints = points.get(result.pk, 0.0)
+    TableResult.objects.bulk_update(results, ["matchpoints"])
+
+
 def _finish(tournament: Tournament, round_: Round) -> None:
     if tournament.duplicate_deals:
-        results = list(TableResult.objects.filter(table__round=round_).order_by("table__number", "seat"))
-        tables: dict[int, list] = {}
-        for result in results:
-            tables.setdefault(result.table_id, []).append((result.pk, result.hearts_points))
-        points = scoring.matchpoints({round_.number: list(tables.values())})
-        for result in results:
-            result.matchpoints = points.get(result.pk, 0.0)
-        TableResult.objects.bulk_update(results, ["matchpoints"])
+        _matchpoints(round_)
     round_.status, round_.finished_at = Round.Status.FINISHED, timezone.now()
     round_.save(update_fields=["status", "finished_at"])
     # every table has played the deals: their games may be watched and shown whole
@@ -663,6 +688,52 @@ def table_swap_player(
 
 def _is_fill(table: Table, player_id: int) -> bool:
     return all(seat in table.cpu_fill for seat, pid in enumerate(table.players) if pid == player_id)
+
+
+MAX_RULING_POINTS = 10_000
+
+
+@transaction.atomic
+def table_rule_score(
+    *, table_id: int, seat: int, hearts_points: int, reason: str, ruled_by: Player | None = None
+) -> Ruling:
+    """A director's ruling: the finished table's seat now scores ``hearts_points`` (a penalty,
+    a misdeal corrected), for ``reason``. Recorded as a ``Ruling`` row (never edited); the
+    table's places and table points are worked out again from the adjusted totals, and with
+    duplicate deals, once the round is over, its matchpoints too."""
+    table = Table.objects.select_related("round").filter(pk=table_id).first()
+    if table is None:
+        raise DomainError("table_not_found", f"There is no table {table_id}.", status=404)
+    tournament = _locked_tournament(table.round.tournament_id)
+    table = Table.objects.select_for_update(of=("self",)).select_related("round").get(pk=table.pk)
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError("reason_required", "A ruling gives its reason.")
+    if len(reason) > 500:
+        raise DomainError("reason_too_long", "A ruling's reason is at most 500 characters.")
+    if isinstance(hearts_points, bool) or not isinstance(hearts_points, int) or abs(hearts_points) > MAX_RULING_POINTS:
+        raise DomainError("invalid_points", f"An adjusted score is a whole number up to {MAX_RULING_POINTS:,}.")
+    if table.status != Table.Status.FINISHED:
+        raise DomainError("table_not_finished", "Rule on a table once it has its result.", status=409)
+    results = {r.seat: r for r in table.results.select_for_update()}
+    if seat not in results:
+        raise DomainError("invalid_seat", f"Table {table.number} has no seat {seat}.")
+    if seat in table.cpu_fill:
+        raise DomainError("cpu_seat", "A CPU filling a seat is not ruled on.")
+    result = results[seat]
+    ruling = Ruling.objects.create(
+        table=table, seat=seat, player_id=result.player_id, hearts_points_before=result.hearts_points,
+        hearts_points=hearts_points, reason=reason, ruled_by=ruled_by,
+    )
+    result.hearts_points = hearts_points
+    ordered = [results[s] for s in sorted(results)]
+    points = scoring.table_points([r.hearts_points for r in ordered], points_by_place_of(tournament))
+    for r, p in zip(ordered, points, strict=True):
+        r.table_points = p
+    TableResult.objects.bulk_update(ordered, ["hearts_points", "table_points"])
+    if tournament.duplicate_deals and table.round.status == Round.Status.FINISHED:
+        _matchpoints(table.round)
+    return ruling
 
 
 # --- playing CPU tables in-process (simulations, tests) ---------------------------------------

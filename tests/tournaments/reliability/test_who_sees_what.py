@@ -503,7 +503,7 @@ class Match:
 
     def tournament_doors(self, viewer: Viewer) -> None:
         base = f"/api/tournaments/{self.tournament.pk}"
-        for path in ("/", "/rounds/", "/rounds/1/tables/", "/standings/"):
+        for path in ("/", "/rounds/", "/rounds/1/tables/", "/standings/", "/rulings/"):
             response = viewer.api.get(base + path)
             assert response.status_code == 200, (path, response.content)
             assert "seed" not in json.dumps(response.json()), path
