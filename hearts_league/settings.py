@@ -344,6 +344,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("RATINGS_MATCH_EVERY", default=5.0),
     },
 }
+HEARTS_BOARD_EVERY = env.float("HEARTS_BOARD_EVERY", default=0.3)  # a tournament board's frames, at most
 HEARTS_WS_MAX_FRAME = env.int("HEARTS_WS_MAX_FRAME", default=4096)  # characters
 HEARTS_WS_MAX_DEPTH = env.int("HEARTS_WS_MAX_DEPTH", default=8)  # nesting of a frame's JSON (commands need 3)
 HEARTS_WS_RATE = env.float("HEARTS_WS_RATE", default=10.0)  # frames per second per connection...

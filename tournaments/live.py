@@ -23,6 +23,10 @@ def group_name(game_id: int) -> str:
     return f"game.{game_id}"
 
 
+def tournament_group_name(tournament_id: int) -> str:
+    return f"tournament.{tournament_id}"
+
+
 # --- notifications ----------------------------------------------------------------------------
 
 _server_loop: asyncio.AbstractEventLoop | None = None
@@ -41,22 +45,47 @@ def notify(game_id: int, seq: int) -> None:
     _group_send(game_id, {"type": "game.advanced", "game": game_id, "seq": seq}, f"at seq {seq}")
 
 
+def tournament_changed(tournament_id: int) -> None:
+    """Tell the tournament's boards (console, screen, players' page) to read it again (best effort)."""
+    _group_send(0, {"type": "tournament.changed", "tournament": tournament_id}, "board changed",
+                group=tournament_group_name(tournament_id))
+
+
+_TOURNAMENT_OF_GAME: dict[int, int | None] = {}
+
+
+def _tournament_of(game_id: int) -> int | None:
+    """The tournament whose table plays this game (None: a casual game); a table's game never
+    moves, so the answer is kept."""
+    if game_id not in _TOURNAMENT_OF_GAME:
+        from tournaments.models import Table
+
+        if len(_TOURNAMENT_OF_GAME) > 50_000:
+            _TOURNAMENT_OF_GAME.clear()
+        found = Table.objects.filter(game_id=game_id).values_list("round__tournament_id", flat=True).first()
+        if found is None:
+            return None  # not kept: the table may be given this game later in its transaction
+        _TOURNAMENT_OF_GAME[game_id] = found
+    return _TOURNAMENT_OF_GAME[game_id]
+
+
 def seats_changed(game_id: int) -> None:
     """Tell the game's connections that seats changed hands at a table not started yet, where no
     event records it (best effort: a connection also learns its seat from PlayersSeated)."""
     _group_send(game_id, {"type": "game.seats", "game": game_id}, "seats changed")
 
 
-def _group_send(game_id: int, message: dict, what: str) -> None:
+def _group_send(game_id: int, message: dict, what: str, group: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    group = group or group_name(game_id)
     loop = _server_loop
     try:
         if loop is not None and loop.is_running() and not _on_loop(loop):
             # A server thread (a consumer's database call, a REST view): send from the server's
             # loop, where the in-memory layer's queues and the Redis layer's connections live.
-            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message), loop)
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
             if settings.REDIS_URL:
                 sent.add_done_callback(lambda done: _log_failure(done, game_id, what))  # no need to wait
             else:
@@ -64,11 +93,11 @@ def _group_send(game_id: int, message: dict, what: str) -> None:
         elif settings.REDIS_URL and _running_loop() is None:
             # No server here (a Celery worker, a management command): one long-lived loop, so one
             # Redis connection, for every notification of the process.
-            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group_name(game_id), message),
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message),
                                                     _notifier_loop())
             sent.result(5)
         else:
-            async_to_sync(layer.group_send)(group_name(game_id), message)
+            async_to_sync(layer.group_send)(group, message)
     except Exception:  # a lost notification only delays: clients also resume by seq
         log.exception("could not notify game %s: %s", game_id, what)
 
@@ -186,6 +215,12 @@ def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: dateti
                   finished: bool = False) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify(game_id, seq)
+    try:
+        tournament_id = _tournament_of(game_id)
+        if tournament_id is not None:
+            tournament_changed(tournament_id)
+    except Exception:  # the board is a view: a lost update only waits for the next one
+        log.exception("could not tell the board of game %s's tournament", game_id)
     # The change is committed already: a broker that is down must not turn it into an error for
     # the client (who would retry a command that was applied). A lost CPU move or turn timer is
     # made by the sweeper (``tournaments.sweep``: cpu_due_at / turn_deadline are in the row).

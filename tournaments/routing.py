@@ -2,6 +2,10 @@
 
 from django.urls import path
 
+from tournaments.board_consumer import TournamentBoardConsumer
 from tournaments.consumers import GameConsumer
 
-websocket_urlpatterns = [path("ws/games/<int:game_id>/", GameConsumer.as_asgi())]
+websocket_urlpatterns = [
+    path("ws/games/<int:game_id>/", GameConsumer.as_asgi()),
+    path("ws/tournaments/<int:tournament_id>/", TournamentBoardConsumer.as_asgi()),
+]

@@ -441,6 +441,15 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         lines = selectors.standings_for_tournament(self.get_object())
         return Response(StandingSerializer([line.to_dict() for line in lines], many=True).data)
 
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def board(self, request, pk=None):
+        """The live board of the latest round (the frame ``ws/tournaments/<id>/`` pushes): tables,
+        players, hand number, running totals, who is to act and since when, absent seats; standings."""
+        from tournaments.board import board_for_tournament
+
+        return Response(board_for_tournament(self.get_object()))
+
     @extend_schema(responses={200: RoundSerializer(many=True)})
     @action(detail=True, methods=["get"])
     def rounds(self, request, pk=None):

@@ -27,7 +27,7 @@ from django.utils.module_loading import import_string
 import engine
 from engine.cards import FULL_DECK, NAMES, cards_of
 from hearts_league.api import DomainError
-from tournaments import eventstore, seating
+from tournaments import eventstore, live, seating
 from tournaments import standings as scoring
 from tournaments.models import (
     Club,
@@ -214,7 +214,13 @@ def _locked_tournament(tournament_id: int) -> Tournament:
     tournament = locked.filter(pk=tournament_id).first()
     if tournament is None:
         raise DomainError("tournament_not_found", f"There is no tournament {tournament_id}.", status=404)
+    _board_changed(tournament.pk)  # every change to a tournament locks it first (a refusal rolls back)
     return tournament
+
+
+def _board_changed(tournament_id: int) -> None:
+    """Once this transaction commits, the tournament's live boards read it again."""
+    transaction.on_commit(lambda: live.tournament_changed(tournament_id))
 
 
 def _latest_round(tournament: Tournament) -> Round | None:
