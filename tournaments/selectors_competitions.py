@@ -165,6 +165,31 @@ def rulings_for_tournament(tournament: Tournament):
     return Ruling.objects.filter(table__round__tournament=tournament).select_related("table__round").order_by("id")
 
 
+def table_cards(round_: Round) -> list[dict]:
+    """A round's printable table cards: each table and its seats in order."""
+    tables = list(round_.tables.order_by("number"))
+    names = player_names(pid for table in tables for pid in table.players)
+    return [
+        {
+            "table": table,
+            "seats": [
+                {"seat": seat, "name": names.get(pid, "?"), "cpu": seat in table.cpu_fill}
+                for seat, pid in enumerate(table.players)
+            ],
+        }
+        for table in tables
+    ]
+
+
+def results_sheet(tournament: Tournament) -> dict:
+    """The printable results sheet: every round's tables with results and rulings, and the standings."""
+    rounds = [
+        {"round": round_, "tables": list(tables_for_round(tournament, round_.number))}
+        for round_ in tournament.rounds.order_by("number")
+    ]
+    return {"tournament": tournament, "rounds": rounds, "lines": standings_for_tournament(tournament)}
+
+
 def player_names(player_ids) -> dict[int, str]:
     return dict(Player.objects.filter(pk__in=set(player_ids)).values_list("pk", "display_name"))
 

@@ -4,7 +4,7 @@ browser's session in so that both authenticate by cookie."""
 
 from django.urls import path
 
-from web import views
+from web import director, views
 
 app_name = "web"
 
@@ -14,6 +14,13 @@ urlpatterns = [
     path("games/<int:game_id>/replay/", views.replay, name="replay"),
     path("tournaments/", views.tournaments, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament, name="tournament"),
+    path("tournaments/<int:tournament_id>/screen/", views.screen, name="screen"),
+    path("director/", director.index, name="director"),
+    path("director/tournaments/new/", director.tournament_new, name="director-new"),
+    path("director/tournaments/<int:tournament_id>/", director.tournament, name="director-tournament"),
+    path("director/tournaments/<int:tournament_id>/rounds/<int:number>/cards/", director.table_cards,
+         name="director-cards"),
+    path("director/tournaments/<int:tournament_id>/sheet/", director.results_sheet, name="director-sheet"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
     path("players/<int:player_id>/", views.player, name="player"),
     path("web/session", views.session_from_token, name="session"),

@@ -17,7 +17,9 @@ from hearts_league.logins import lockout_message
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
     player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    context.update(page=page, me=player)
+    from tournaments.selectors_competitions import directs
+
+    context.update(page=page, me=player, director=directs(request.user))
     return render(request, f"web/{template}", context)
 
 
@@ -44,6 +46,11 @@ def tournaments(request):
 @ensure_csrf_cookie
 def tournament(request, tournament_id: int):
     return _page(request, "tournament.html", "tournaments", tournament_id=tournament_id)
+
+
+def screen(request, tournament_id: int):
+    """The projector screen: standings and the round's tables in large type, live, no controls."""
+    return render(request, "web/screen.html", {"tournament_id": tournament_id})
 
 
 @ensure_csrf_cookie

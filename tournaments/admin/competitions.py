@@ -199,16 +199,7 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def results_view(self, request, pk):
         tournament = get_object_or_404(Tournament, pk=pk)
-        rounds = []
-        for round_ in tournament.rounds.order_by("number"):
-            tables = list(selectors.tables_for_round(tournament, round_.number))
-            rounds.append({"round": round_, "tables": tables})
-        context = {
-            "tournament": tournament,
-            "rounds": rounds,
-            "lines": selectors.standings_for_tournament(tournament),
-        }
-        return TemplateResponse(request, "tournaments/results_sheet.html", context)
+        return TemplateResponse(request, "tournaments/results_sheet.html", selectors.results_sheet(tournament))
 
 
 class TableInline(admin.TabularInline):
@@ -263,19 +254,8 @@ class RoundAdmin(admin.ModelAdmin):
 
     def cards_view(self, request, pk):
         round_ = get_object_or_404(Round.objects.select_related("tournament"), pk=pk)
-        tables = list(round_.tables.order_by("number"))
-        names = selectors.player_names(pid for table in tables for pid in table.players)
-        cards = [
-            {
-                "table": table,
-                "seats": [
-                    {"seat": seat, "name": names.get(pid, "?"), "cpu": seat in table.cpu_fill}
-                    for seat, pid in enumerate(table.players)
-                ],
-            }
-            for table in tables
-        ]
-        return TemplateResponse(request, "tournaments/table_cards.html", {"round": round_, "cards": cards})
+        context = {"round": round_, "cards": selectors.table_cards(round_)}
+        return TemplateResponse(request, "tournaments/table_cards.html", context)
 
 
 class SwapForm(forms.Form):

@@ -503,10 +503,10 @@ class Match:
 
     def tournament_doors(self, viewer: Viewer) -> None:
         base = f"/api/tournaments/{self.tournament.pk}"
-        for path in ("/", "/rounds/", "/rounds/1/tables/", "/standings/", "/rulings/"):
+        for path in ("/", "/rounds/", "/rounds/1/tables/", "/standings/", "/rulings/", "/board/"):
             response = viewer.api.get(base + path)
             assert response.status_code == 200, (path, response.content)
-            assert "seed" not in json.dumps(response.json()), path
+            assert '"seed":' not in json.dumps(response.json()), path  # the draws' seed (not "seeding")
             self.check(viewer, response.json(), f"tournament {path}")
         results = viewer.api.get(base + "/results/", {"format": "jsonl"})
         assert results.status_code == 200
@@ -702,6 +702,22 @@ async def finish_duplicate_round(match: Match) -> None:
         for viewer in match.viewers.values():
             match.rest_doors(viewer, level="final" if viewer.label in ("staff", "rival", "seat0") else "light")
 
+    # the tournament's live board socket (public: one frame for everyone), while table 2 plays
+    # table 1's deals
+    board = WebsocketCommunicator(application, f"/ws/tournaments/{match.tournament.pk}/",
+                                  headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    assert (await board.connect(timeout=5))[0]
+    frame = json.loads(await board.receive_from(timeout=5))
+    assert frame["type"] == "board"
+    await board.disconnect()
+
+    def check_board():
+        match.changed()
+        for viewer in match.viewers.values():
+            match.check(viewer, frame, "websocket board")
+            match.check(viewer, frame, "websocket board", game=match.other)
+
+    await database_sync_to_async(check_board)()
     await database_sync_to_async(play_second_table)()
 
 

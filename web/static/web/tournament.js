@@ -1,5 +1,6 @@
 // A tournament: standings, rounds and each round's tables, with links to every table's replay.
-import { api, esc, when } from "./api.js";
+import { api, esc, me, when } from "./api.js";
+import { followBoard } from "./board.js";
 
 const root = document.getElementById("tournament");
 const id = Number(root.dataset.tournament);
@@ -55,4 +56,28 @@ start().catch((error) => {
   $("error").textContent = error.status === 404 ? "There is no such tournament." : error.message;
   $("standings").innerHTML = "";
   $("rounds").innerHTML = "";
+});
+
+// Where I sit: pushed over the tournament's socket when a round is seated or starts.
+let shownRound = null;
+followBoard(id, (board) => {
+  const mine = me();
+  const you = $("you");
+  const key = board.round ? `${board.round.number}:${board.round.status}:${board.tables.map((t) => t.status).join()}` : "";
+  if (shownRound !== null && key !== shownRound) start().catch(() => {});
+  shownRound = key;
+  const table = mine && board.round && board.round.status !== "finished"
+    ? board.tables.find((t) => t.seats.some((s) => s.player_id === mine.player_id && !s.cpu_fill)) : null;
+  if (!table) {
+    you.hidden = true;
+    return;
+  }
+  const seat = table.seats.find((s) => s.player_id === mine.player_id).seat;
+  you.hidden = false;
+  you.dataset.table = String(table.number);
+  you.dataset.seat = String(seat + 1);
+  const where = `You: table ${table.number}, seat ${seat + 1}`;
+  you.innerHTML = table.game && table.status === "playing"
+    ? `<strong>${where}</strong> · <a class="button primary" href="/tables/${table.game}/">Go to your table</a>`
+    : `<strong>${where}</strong>${table.status === "finished" ? " · your table has finished" : " · the round starts soon"}`;
 });

@@ -1,0 +1,62 @@
+// The projector screen: the standings and the round's tables, pushed over the tournament's
+// socket. No controls; pages turn by themselves (40 standings lines, 10 tables a page).
+import { esc } from "./api.js";
+import { followBoard } from "./board.js";
+
+const root = document.getElementById("screen");
+const id = Number(root.dataset.tournament);
+const $ = (name) => document.getElementById(name);
+const LINES_PER_COLUMN = 20;
+const LINES_PER_PAGE = 2 * LINES_PER_COLUMN;
+const TABLES_PER_PAGE = 10;
+const PAGE_SECONDS = 12;
+const num = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+
+let board = null;
+let page = 0;
+
+function pages() {
+  const out = [];
+  const lines = board.standings;
+  for (let i = 0; i < Math.max(lines.length, 1); i += LINES_PER_PAGE) out.push({ kind: "standings", from: i });
+  const live = board.round && board.round.status !== "finished" ? board.tables : [];
+  for (let i = 0; i < live.length; i += TABLES_PER_PAGE) out.push({ kind: "tables", from: i });
+  return out;
+}
+
+function standingsColumn(lines) {
+  return `<table><thead><tr><th class="num">#</th><th>Player</th><th class="num">Pts</th><th class="num">Hearts</th><th class="num">Games</th></tr></thead>
+    <tbody>${lines.map((l) => `<tr><td class="num">${esc(l.rank_label)}</td><td class="name">${esc(l.name)}${l.withdrawn ? " <span class=\"muted\">(withdrawn)</span>" : ""}</td>
+      <td class="num">${num(l.table_points)}</td><td class="num">${l.hearts_points}</td><td class="num">${l.games}</td></tr>`).join("")}</tbody></table>`;
+}
+
+function render() {
+  if (!board) return;
+  $("s-name").textContent = board.tournament.name;
+  document.title = `${board.tournament.name} · screen`;
+  $("s-round").textContent = board.round
+    ? `Round ${board.round.number} of ${board.tournament.rounds_planned} · ${board.round.status}` : "Registration";
+  const all = pages();
+  const current = all[page % all.length];
+  $("s-page").textContent = all.length > 1 ? `${(page % all.length) + 1} / ${all.length}` : "";
+  root.dataset.page = current.kind;
+  if (current.kind === "standings") {
+    const lines = board.standings.slice(current.from, current.from + LINES_PER_PAGE);
+    $("s-body").innerHTML = `<div class="standings" id="s-standings">${standingsColumn(lines.slice(0, LINES_PER_COLUMN))}
+      ${lines.length > LINES_PER_COLUMN ? standingsColumn(lines.slice(LINES_PER_COLUMN)) : "<div></div>"}</div>`;
+  } else {
+    const tables = board.tables.slice(current.from, current.from + TABLES_PER_PAGE);
+    $("s-body").innerHTML = `<div class="tables" id="s-tables">${tables.map((t) => {
+      const acting = new Set(t.to_act);
+      return `<article class="${t.status}${t.waiting_on_absent.length ? " waiting" : ""}"><h2>Table ${t.number}
+        <span class="muted">${t.status === "finished" ? "done" : t.status === "seated" ? "" : `hand ${t.hand_number}`}</span></h2>
+        <ol>${t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}"><span class="n">${esc(s.name)}${s.cpu_fill ? " (CPU)" : ""}${s.away ? ' <span class="tag">away</span>' : ""}</span>
+          <span>${t.totals ? t.totals[s.seat] : ""}</span></li>`).join("")}</ol></article>`;
+    }).join("")}</div>`;
+  }
+}
+
+followBoard(id, (frame) => { board = frame; render(); }, (status) => {
+  if (status === "missing") $("s-body").innerHTML = '<p class="muted">There is no such tournament.</p>';
+});
+setInterval(() => { page += 1; render(); }, PAGE_SECONDS * 1000);
