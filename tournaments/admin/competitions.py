@@ -151,11 +151,12 @@ class TournamentAdmin(admin.ModelAdmin):
     def pages(self, obj):
         return format_html(
             '<a href="{}">standings</a> · <a href="{}" target="_blank">results sheet</a>'
-            ' · <a href="{}">CSV</a> · <a href="{}">NDJSON</a> · <a href="{}">console</a>',
+            ' · <a href="{}">CSV</a> · <a href="{}">NDJSON</a> · <a href="{}">walk-in</a> · <a href="{}">console</a>',
             reverse("admin:tournaments_tournament_standings", args=[obj.pk]),
             reverse("admin:tournaments_tournament_results", args=[obj.pk]),
             f"/api/tournaments/{obj.pk}/results/?format=csv",
             f"/api/tournaments/{obj.pk}/results/?format=jsonl",
+            reverse("admin:tournaments_tournament_walk_in", args=[obj.pk]),
             f"/director/tournaments/{obj.pk}/",
         )
 
@@ -179,6 +180,11 @@ class TournamentAdmin(admin.ModelAdmin):
                 name="tournaments_tournament_standings",
             ),
             path(
+                "<int:pk>/walk-in/",
+                self.admin_site.admin_view(self.walk_in_view),
+                name="tournaments_tournament_walk_in",
+            ),
+            path(
                 "<int:pk>/results-sheet/",
                 self.admin_site.admin_view(self.results_view),
                 name="tournaments_tournament_results",
@@ -196,6 +202,21 @@ class TournamentAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "tournaments/standings.html", context)
+
+    def walk_in_view(self, request, pk):
+        tournament = get_object_or_404(Tournament, pk=pk)
+        form = WalkInForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.tournament_register_walk_in(tournament_id=tournament.pk, **form.cleaned_data)
+            except DomainError as error:
+                form.add_error("display_name", f"{error.detail} ({error.error_code})")
+            else:
+                self.message_user(request, "Registered.", messages.SUCCESS)
+                return redirect("admin:tournaments_tournament_change", tournament.pk)
+        context = {**self.admin_site.each_context(request), "table": None, "form": form, "opts": self.model._meta,
+                   "title": f"A walk-in player for {tournament}"}
+        return TemplateResponse(request, "tournaments/walk_in.html", context)
 
     def results_view(self, request, pk):
         tournament = get_object_or_404(Tournament, pk=pk)
@@ -256,6 +277,10 @@ class RoundAdmin(admin.ModelAdmin):
         round_ = get_object_or_404(Round.objects.select_related("tournament"), pk=pk)
         context = {"round": round_, "cards": selectors.table_cards(round_)}
         return TemplateResponse(request, "tournaments/table_cards.html", context)
+
+
+class WalkInForm(forms.Form):
+    display_name = forms.CharField(max_length=60, help_text="a new player of the club, registered at once")
 
 
 class SwapForm(forms.Form):

@@ -102,3 +102,24 @@ async def test_an_unknown_tournament_is_refused_with_a_close_code():
     assert frame["code"] == "tournament_not_found"
     closed = await board.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 4404}
+
+
+async def test_hostile_frames_get_an_error_frame_and_a_flood_closes_the_board(settings):
+    settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST, settings.HEARTS_WS_FLOOD_CLOSE = 0.001, 3, 2
+    tournament, _ = await database_sync_to_async(_tournament)(4)
+    board = await connect(tournament.pk)
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    for raw in ("not json", "x" * 10_000, "[1, 2]"):
+        await board.send_to(text_data=raw)
+        frame = json.loads(await board.receive_from(timeout=5))
+        assert frame["type"] == "error" and frame["code"] == "invalid_frame", raw[:20]
+    for _ in range(3):
+        await board.send_to(text_data='{"type": "ping"}')
+    codes = []
+    while True:
+        message = await board.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            assert message["code"] == 4429
+            break
+        codes.append(json.loads(message["text"]).get("code"))
+    assert codes == ["rate_limited", "rate_limited"]
