@@ -223,3 +223,43 @@ def test_a_directors_evening(browser, live_server_url):
     screenshot(screen, "director-screen")
     for context in [director, screen_context, *(p.context for p in players.values())]:
         context.close()
+
+
+SEAT_45 = """
+from tournaments.models import League, Player
+from tournaments.services import competitions as services
+t = services.tournament_create(league=League.objects.get(slug="thursday-league"), name="Big night", seed=9,
+                               round_mode="fixed_hands", hands_per_round=1, seeding="lot")
+for i in range(45):
+    services.tournament_register(tournament_id=t.pk, player=Player.objects.create(bot_kind="rule",
+                                                                              display_name=f"Screen CPU {i:02d}"))
+print(t.pk)
+"""
+
+
+def test_the_screen_pages_through_45_players_without_scrolling_at_1920x1080(browser, live_server_url):
+    from tests.web.e2e.conftest import manage
+
+    tournament = int(manage(live_server_url["env"], "shell", "-c", SEAT_45).strip().splitlines()[-1])
+    context = browser.new_context(base_url=live_server_url["url"], viewport={"width": 1920, "height": 1080})
+    screen = context.new_page()
+    screen.goto(f"/tournaments/{tournament}/screen/?every=4")
+    wait_for(screen, "document.querySelectorAll('#s-standings tbody tr').length === 40")
+    assert screen.locator("#s-page").inner_text() == "1 / 2"
+    assert screen.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    last = screen.locator("#s-standings tbody tr").last.bounding_box()
+    assert last["y"] + last["height"] <= 1080
+    screenshot(screen, "director-screen-40")
+    wait_for(screen, "document.querySelectorAll('#s-standings tbody tr').length === 5", timeout=20000)
+    assert screen.locator("#s-page").inner_text() == "2 / 2"
+    # the round starts (CPUs play it): its 12 tables are two more pages of at most 10
+    manage(live_server_url["env"], "shell", "-c", "from tournaments.services import competitions as s; "
+           f"s.tournament_start_round(tournament_id={tournament})")
+    wait_for(screen, "document.getElementById('screen').dataset.page === 'tables' && "
+             "document.querySelectorAll('#s-tables article').length === 10", timeout=40000)
+    assert screen.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    boxes = screen.locator("#s-tables article li").evaluate_all(
+        "(els) => els.map((e) => e.getBoundingClientRect().bottom)")
+    assert max(boxes) <= 1080
+    screenshot(screen, "director-screen-tables")
+    context.close()

@@ -9,7 +9,7 @@ const $ = (name) => document.getElementById(name);
 const LINES_PER_COLUMN = 20;
 const LINES_PER_PAGE = 2 * LINES_PER_COLUMN;
 const TABLES_PER_PAGE = 10;
-const PAGE_SECONDS = 12;
+const PAGE_SECONDS = Math.max(2, Number(new URLSearchParams(location.search).get("every")) || 12);  // ?every=20
 const num = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
 
 let board = null;
