@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import orjson
 from channels.db import database_sync_to_async
@@ -24,6 +25,12 @@ from tournaments.consumers import CLOSE_FLOOD, CLOSE_NOT_FOUND, TokenBucket
 from tournaments.models import Tournament
 
 log = logging.getLogger(__name__)
+
+# One read of a board serves every connection of this process told of the same change: a board
+# read that started after a connection heard of a change shows that change (it was committed
+# before the notification was sent). tournament id -> (when the read started, the board).
+_boards: dict[int, tuple[float, dict]] = {}
+_reading: dict[tuple[int, int], asyncio.Lock] = {}  # (event loop, tournament id) -> one read at a time
 
 
 class TournamentBoardConsumer(AsyncWebsocketConsumer):
@@ -42,6 +49,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         self.limiter = TokenBucket(settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST)
         self.refused = 0
         self.pending: asyncio.Task | None = None
+        self.heard = time.monotonic()
         await self.channel_layer.group_add(live.tournament_group_name(self.tournament_id), self.channel_name)
         self.in_group = True
         await self.send_board()
@@ -53,6 +61,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
             self.pending.cancel()
 
     async def tournament_changed(self, message):
+        self.heard = time.monotonic()
         if self.pending is None or self.pending.done():
             self.pending = asyncio.ensure_future(self._send_soon())
 
@@ -62,11 +71,26 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
 
     async def send_board(self):
         try:
-            board = await database_sync_to_async(self._read)()
+            board = await self._board()
         except Exception:
             log.exception("tournament %s: the board could not be read", self.tournament_id)
             return
         await self.send_json({"type": "board", **board})
+
+    async def _board(self) -> dict:
+        """The board as of a read started after the last change this connection heard of."""
+        lock = _reading.setdefault((id(asyncio.get_running_loop()), self.tournament_id), asyncio.Lock())
+        async with lock:
+            cached = _boards.get(self.tournament_id)
+            if cached is not None and cached[0] >= self.heard:
+                return cached[1]
+            started = time.monotonic()
+            board = await database_sync_to_async(self._read)()
+            _boards[self.tournament_id] = (started, board)
+            if len(_boards) > 1000:  # tournaments nobody follows any more
+                _boards.pop(next(iter(_boards)))
+                _reading.clear()
+            return board
 
     def _read(self) -> dict:
         tournament = Tournament.objects.select_related("league").get(pk=self.tournament_id)

@@ -123,3 +123,22 @@ async def test_hostile_frames_get_an_error_frame_and_a_flood_closes_the_board(se
             break
         codes.append(json.loads(message["text"]).get("code"))
     assert codes == ["rate_limited", "rate_limited"]
+
+
+async def test_connections_told_of_the_same_change_share_one_read_of_the_board(monkeypatch):
+    from tournaments.board_consumer import TournamentBoardConsumer
+
+    tournament, _ = await database_sync_to_async(_tournament)(4)
+    boards = [await connect(tournament.pk) for _ in range(3)]
+    for board in boards:
+        assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    reads = []
+    real = TournamentBoardConsumer._read
+    monkeypatch.setattr(TournamentBoardConsumer, "_read", lambda self: reads.append(1) or real(self))
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    for board in boards:
+        frame = json.loads(await board.receive_from(timeout=5))
+        assert frame["round"]["status"] == "playing"
+    assert len(reads) == 1
+    for board in boards:
+        await board.disconnect()
