@@ -144,7 +144,7 @@ def tournament(request, tournament_id: int):
     found = []
     if query:
         taken = {r.player_id for r in registrations if r.status == Registration.Status.ACTIVE}
-        found = (Player.objects.filter(bot_kind="", is_guest=False)
+        found = (Player.objects.filter(bot_kind="")
                  .filter(Q(display_name__icontains=query) | Q(user__username__icontains=query))
                  .exclude(pk__in=taken).order_by("display_name")[:SEARCH_LIMIT])
     response = _page(request, "director/tournament.html", "director", tournament=tournament, round=round_,
@@ -163,6 +163,12 @@ def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling)
             raise DomainError("player_not_found", _("There is no such player."))
         services.tournament_register(tournament_id=pk, player=form.cleaned_data["player"])
         return _("%(name)s registered.") % {"name": form.cleaned_data["player"]}
+    if action == "register_guest":
+        form = forms.GuestForm(request.POST)
+        if not form.is_valid():
+            raise DomainError("player_not_found", _("There is no such guest."))
+        services.tournament_register_guest(tournament_id=pk, player=form.cleaned_data["player"])
+        return _("%(name)s has an account of the club now, and is registered.") % {"name": form.cleaned_data["player"]}
     if action == "withdraw":
         form = forms.WithdrawForm(request.POST)
         if not form.is_valid():

@@ -248,6 +248,10 @@ class RegisterForm(forms.Form):
     player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=False), widget=forms.HiddenInput)
 
 
+class GuestForm(forms.Form):
+    player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=True), widget=forms.HiddenInput)
+
+
 class WithdrawForm(forms.Form):
     player = forms.ModelChoiceField(Player.objects.all(), widget=forms.HiddenInput)
 

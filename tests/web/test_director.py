@@ -130,3 +130,34 @@ def test_the_projector_screen_is_a_page_without_controls():
     assert page.status_code == 200
     body = page.content.decode()
     assert "screen.js" in body and "<form" not in body and "<button" not in body
+
+
+def test_a_guest_is_turned_into_an_account_of_the_club_and_registered(staff):
+    from tournaments.services.players import player_guest_for_device
+
+    tournament = services.tournament_create(league=LeagueFactory(), name="Guests welcome")
+    guest = player_guest_for_device(device_id="phone-of-pat", display_name="Pat Guest")
+    browser = _browser(staff)
+    url = f"/director/tournaments/{tournament.pk}/"
+    assert "make an account and register" in browser.get(url, {"q": "pat"}).content.decode()
+    assert browser.post(url, {"action": "register_guest", "player": guest.pk}).status_code == 302
+    guest.refresh_from_db()
+    assert not guest.is_guest and guest.club == tournament.league.club
+    assert Registration.objects.filter(tournament=tournament, player=guest).exists()
+
+
+def test_a_guest_whose_name_a_member_of_the_club_has_stays_a_guest(staff):
+    from tests.tournaments.helpers import client_for
+    from tournaments.services.players import player_guest_for_device
+
+    tournament = services.tournament_create(league=LeagueFactory(), name="Guests welcome")
+    PlayerFactory(display_name="Sam", club=tournament.league.club)
+    guest = player_guest_for_device(device_id="phone-of-sam", display_name="SAM")
+    response = client_for(staff).post(f"/api/tournaments/{tournament.pk}/register/",
+                                      {"player_id": guest.pk, "make_account": True}, format="json")
+    assert response.status_code == 409 and response.json()["code"] == "display_name_taken"
+    guest.refresh_from_db()
+    assert guest.is_guest and not Registration.objects.exists()
+    plain = client_for(staff).post(f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk},
+                                   format="json")
+    assert plain.status_code == 403 and plain.json()["code"] == "account_required"

@@ -96,6 +96,12 @@ class PlayerChoiceSerializer(serializers.Serializer):
     )
 
 
+class RegisterSerializer(PlayerChoiceSerializer):
+    make_account = serializers.BooleanField(
+        default=False, help_text="directors: turn a guest (player_id) into an account of the club, then register"
+    )
+
+
 class RegistrationSerializer(serializers.Serializer):
     tournament = serializers.IntegerField(source="tournament_id")
     player_id = serializers.IntegerField()
@@ -323,14 +329,19 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         tournament.players_count = 0
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=PlayerChoiceSerializer, responses={201: RegistrationSerializer})
+    @extend_schema(request=RegisterSerializer, responses={201: RegistrationSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def register(self, request, pk=None):
-        """Register yourself (a director may register anyone). Late entries play from the next round."""
-        data = PlayerChoiceSerializer(data=request.data)
+        """Register yourself (a director may register anyone, and turn a guest into an account
+        with ``make_account``). Late entries play from the next round."""
+        data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         tournament = self.get_object()
         player = _player_for(request, data.validated_data["player_id"], tournament.league_id)
+        if player.is_guest and data.validated_data["make_account"]:
+            require_director(request, tournament.league_id)
+            registration = services.tournament_register_guest(tournament_id=tournament.pk, player=player)
+            return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
         if player.is_guest:  # a tournament's standings and results need someone who can sign in again
             raise DomainError("account_required", "Tournaments need a registered account.", status=403)
         registration = services.tournament_register(tournament_id=tournament.pk, player=player)

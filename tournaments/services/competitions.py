@@ -273,6 +273,16 @@ def tournament_register_walk_in(*, tournament_id: int, display_name: str) -> Reg
 
 
 @transaction.atomic
+def tournament_register_guest(*, tournament_id: int, player: Player) -> Registration:
+    """A guest turned into an account of the league's club, and registered (one transaction)."""
+    from tournaments.services.players import player_guest_to_member
+
+    tournament = _locked_tournament(tournament_id)
+    member = player_guest_to_member(player=player, club=tournament.league.club)
+    return tournament_register(tournament_id=tournament.pk, player=member)
+
+
+@transaction.atomic
 def tournament_withdraw(*, tournament_id: int, player: Player) -> Registration:
     """Withdraw from the next round on (results already played stay in the standings); a round
     seated but not started is seated again without the player."""

@@ -107,3 +107,23 @@ def player_guest_for_device(*, device_id: str, display_name: str) -> Player:
     except IntegrityError:
         _refuse_taken(None, display_name, None)
         raise
+
+
+@transaction.atomic
+def player_guest_to_member(*, player: Player, club: Club | None) -> Player:
+    """Turn a guest into a member of ``club`` (a director does it at the club: the guest played
+    casual tables on a device and now enters a tournament). Their games, ratings and name stay;
+    the account has no password until one is set. 409 ``display_name_taken`` if a member of the
+    club already goes by the name, ``not_a_guest`` if they are a member already."""
+    player = Player.objects.select_for_update().get(pk=player.pk)
+    if not player.is_guest:
+        raise DomainError("not_a_guest", f"{player} already has an account.", status=409)
+    if display_name_taken(player.display_name, club, exclude=player):
+        raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
+    player.is_guest, player.club, player.guest_device_hash = False, club, ""
+    try:
+        with transaction.atomic():
+            player.save(update_fields=["is_guest", "club", "guest_device_hash"])
+    except IntegrityError:
+        raise DomainError("display_name_taken", "Someone already plays under this name.", status=409) from None
+    return player
