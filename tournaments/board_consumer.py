@@ -1,8 +1,9 @@
 """The live board of a tournament: ``ws/tournaments/<id>/`` (protocol: docs/websocket.md).
 
-Read-only and public: on connect, and whenever the tournament or one of its tables' games
-changes (the ``tournament.<id>`` group, told by ``live.tournament_changed``), the connection
-reads ``tournaments.board`` and sends it whole. Changes close together are sent as one board
+Read-only and public: on connect, and whenever the tournament changes (the ``tournament.<id>``
+group, told by ``live.tournament_changed``) or one of its round's games does (the connection
+also joins each table's ``game.<id>`` group: nothing is added to a game's command path), the
+connection reads ``tournaments.board`` and sends it whole. Changes close together are sent as one board
 (at most one every ``HEARTS_BOARD_EVERY`` seconds): a card played at ten tables at once is one
 frame, not ten. The board holds no card, so every viewer gets the same frame.
 """
@@ -50,6 +51,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         self.refused = 0
         self.pending: asyncio.Task | None = None
         self.heard = time.monotonic()
+        self.games: set[int] = set()
         await self.channel_layer.group_add(live.tournament_group_name(self.tournament_id), self.channel_name)
         self.in_group = True
         await self.send_board()
@@ -57,6 +59,8 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code):
         if self.in_group:
             await self.channel_layer.group_discard(live.tournament_group_name(self.tournament_id), self.channel_name)
+            for game_id in self.games:
+                await self.channel_layer.group_discard(live.group_name(game_id), self.channel_name)
         if getattr(self, "pending", None) is not None:
             self.pending.cancel()
 
@@ -64,6 +68,17 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         self.heard = time.monotonic()
         if self.pending is None or self.pending.done():
             self.pending = asyncio.ensure_future(self._send_soon())
+
+    game_advanced = game_seats = tournament_changed  # a table's game moved on / its seats changed hands
+
+    async def _follow_games(self, board: dict) -> None:
+        """Be in the group of each game of the board's round, and of no other."""
+        games = {table["game"] for table in board["tables"] if table["game"]}
+        for game_id in games - self.games:
+            await self.channel_layer.group_add(live.group_name(game_id), self.channel_name)
+        for game_id in self.games - games:
+            await self.channel_layer.group_discard(live.group_name(game_id), self.channel_name)
+        self.games = games
 
     async def _send_soon(self):
         await asyncio.sleep(settings.HEARTS_BOARD_EVERY)
@@ -75,6 +90,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         except Exception:
             log.exception("tournament %s: the board could not be read", self.tournament_id)
             return
+        await self._follow_games(board)
         await self.send_json({"type": "board", **board})
 
     async def _board(self) -> dict:

@@ -51,24 +51,6 @@ def tournament_changed(tournament_id: int) -> None:
                 group=tournament_group_name(tournament_id))
 
 
-_TOURNAMENT_OF_GAME: dict[int, int | None] = {}
-
-
-def _tournament_of(game_id: int) -> int | None:
-    """The tournament whose table plays this game (None: a casual game); a table's game never
-    moves, so the answer is kept."""
-    if game_id not in _TOURNAMENT_OF_GAME:
-        from tournaments.models import Table
-
-        if len(_TOURNAMENT_OF_GAME) > 50_000:
-            _TOURNAMENT_OF_GAME.clear()
-        found = Table.objects.filter(game_id=game_id).values_list("round__tournament_id", flat=True).first()
-        if found is None:
-            return None  # not kept: the table may be given this game later in its transaction
-        _TOURNAMENT_OF_GAME[game_id] = found
-    return _TOURNAMENT_OF_GAME[game_id]
-
-
 def seats_changed(game_id: int) -> None:
     """Tell the game's connections that seats changed hands at a table not started yet, where no
     event records it (best effort: a connection also learns its seat from PlayersSeated)."""
@@ -215,12 +197,6 @@ def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: dateti
                   finished: bool = False) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify(game_id, seq)
-    try:
-        tournament_id = _tournament_of(game_id)
-        if tournament_id is not None:
-            tournament_changed(tournament_id)
-    except Exception:  # the board is a view: a lost update only waits for the next one
-        log.exception("could not tell the board of game %s's tournament", game_id)
     # The change is committed already: a broker that is down must not turn it into an error for
     # the client (who would retry a command that was applied). A lost CPU move or turn timer is
     # made by the sweeper (``tournaments.sweep``: cpu_due_at / turn_deadline are in the row).
