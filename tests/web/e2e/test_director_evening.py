@@ -253,8 +253,11 @@ def test_the_screen_pages_through_45_players_without_scrolling_at_1920x1080(brow
     wait_for(screen, "document.querySelectorAll('#s-standings tbody tr').length === 5", timeout=20000)
     assert screen.locator("#s-page").inner_text() == "2 / 2"
     # the round starts (CPUs play it): its 12 tables are two more pages of at most 10
-    manage(live_server_url["env"], "shell", "-c", "from tournaments.services import competitions as s; "
-           f"s.tournament_start_round(tournament_id={tournament})")
+    # (through the server: without Redis another process's notifications do not reach its sockets)
+    token = context.request.post("/api/auth/token", data={"username": "director", "password": "hearts-demo"})
+    started = context.request.post(f"/api/tournaments/{tournament}/start-round/",
+                                   headers={"Authorization": f"Token {token.json()['token']}"})
+    assert started.status == 201, started.text()
     wait_for(screen, "document.getElementById('screen').dataset.page === 'tables' && "
              "document.querySelectorAll('#s-tables article').length === 10", timeout=40000)
     assert screen.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
