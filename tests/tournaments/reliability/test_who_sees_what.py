@@ -302,8 +302,11 @@ class Match:
                 until.append(round_.deals_salt)
                 until.append(json.dumps(round_.deals))
         dealt = GameEvent.objects.filter(game=game, type="HandDealt").count()
+        players = game.rules["players"]
         for deal in (game.planned_deals or [])[dealt:]:
-            future.extend(set(part) for part in deal if part)
+            # the hands only: a kitty of one or two cards matches short lists by chance (a
+            # forced lead's legal_plays ["2C"]); the kitty in play is checked card by card
+            future.extend(set(part) for part in deal[:players] if part)
         return Secrets(always=[v for v in always if v], until_everything=[v for v in until if v],
                        future_hands=future)
 
