@@ -95,15 +95,18 @@ def stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
-def cpu_seconds(pids) -> float:
-    """User + system CPU time of these processes so far (Linux /proc)."""
+def cpu_seconds(pids, *, reaped: bool = False) -> float:
+    """User + system CPU time of these processes so far (Linux /proc); ``reaped``: with that of
+    their children that have exited (PostgreSQL's postmaster reaps each backend that closes, so
+    a backend gone between two readings still counts)."""
     total = 0.0
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        ticks = int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if reaped else 0)
+        total += ticks / os.sysconf("SC_CLK_TCK")
     return total
 
 
@@ -318,15 +321,22 @@ def measure_bare(args, env: dict) -> Figures:
         stop(processes)
 
 
+def group_cpu(groups: dict[str, list[int]]) -> dict[str, float]:
+    """CPU seconds per group so far; PostgreSQL's backends are listed again at each reading
+    (connections open and close during a run) and its reaped backends counted."""
+    return {name: cpu_seconds(pids_named("postgres") if name == "postgres" else pids, reaped=name == "postgres")
+            for name, pids in groups.items()}
+
+
 def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Figures:
     from hearts_league.runtime import settle_garbage_collector
 
-    before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    before = group_cpu(groups)
     # The 400 clients share this process: a full collection of everything Django loaded here
     # would pause them all and add its pause to the latencies they measure.
     settle_garbage_collector()
     recorder = asyncio.run(run_clients(urls, args.timeout, args.think_ms / 1000))
-    used = {name: cpu_seconds(pids) - before[name] for name, pids in groups.items()}
+    used = {name: seconds - before[name] for name, seconds in group_cpu(groups).items()}
     latencies = sorted(
         (max(times) - recorder.sent[key]) * 1000
         for key, times in recorder.seen.items() if key in recorder.sent and len(times) == 3
