@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
     "ratings",
+    "analysis",
     "web",
 ]
 
@@ -265,6 +266,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "auth": env.str("THROTTLE_AUTH", default="30/minute"),
         "commands": env.str("THROTTLE_COMMANDS", default="300/minute"),
+        "analysis": env.str("THROTTLE_ANALYSIS", default="10/hour"),  # POSTs that start an analysis
     },
 }
 SPECTACULAR_SETTINGS = {
