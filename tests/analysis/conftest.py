@@ -21,6 +21,16 @@ def _small_budget(settings):
     settings.HEARTS_ANALYSIS_BUDGET = SMALL
 
 
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """Test databases reuse user ids: start with no analysis requests counted."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 def play_scripted(game: Game, people, script=()) -> Game:
     """Play ``script`` (seat, card) first, then the lowest legal card to the end."""
     script = list(script)

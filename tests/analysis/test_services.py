@@ -7,6 +7,9 @@ import pytest
 from analysis import services
 from analysis.models import AnalysedDecision, GameAnalysis, SeatSummary
 from engine.analysis import THRESHOLDS
+from tests.analysis.conftest import QUEEN_PLAYS, play_scripted
+from tests.engine.helpers import hands
+from tests.tournaments.helpers import seated_table
 from tournaments.models import GameEvent
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +82,29 @@ def test_a_stopped_analysis_resumes_from_the_decisions_stored(queen_game, settin
     # a redelivered chunk changes nothing
     assert services.analysis_review_chunk(analysis_id=analysis.pk, positions=reviewed[:3]) == 0
     assert AnalysedDecision.objects.filter(analysis=analysis).count() == 52
+
+
+# the other seats' unplayed cards rotated among them: consistent with everything seat 0 has seen
+# up to the queen (every card played by then is where it was; nobody has shown a void)
+ROTATED = hands(
+    "2C 3C 4C 5C 2D 3D 4D 5D 6D 2S 3S 6S QS",
+    "AC 5S 9S TS KS AS 7D 8D 9D TD JD KH AH",
+    "6C JS KC QC JC 7S 8S AD KD QD 2H 3H 4H",
+    "TC 4S 7C 8C 9C 5H 6H 7H 8H 9H TH JH QH",
+)
+
+
+def test_the_review_of_a_seat_does_not_change_when_the_others_hidden_cards_are_swapped(queen_game, scheduler):
+    game, _, _ = queen_game
+    first = services.analysis_run_inline(game=game)
+    other, people, _ = seated_table(rules={"passing": "off"}, deals=[ROTATED], hand_limit=1)
+    other = play_scripted(other, people, QUEEN_PLAYS)
+    GameAnalysis.objects.create(game=other, version=first.version, seed_key=first.seed_key, budget=first.budget)
+    second = services.analysis_run_inline(game=other)
+
+    def seat0_until_the_queen(analysis):
+        return [r for r in rows(analysis) if r[2] == 0 and r[5] <= 2]  # seat 0, tricks 1 and 2
+
+    mine = seat0_until_the_queen(first)
+    assert len(mine) == 2 and mine[1][7] == "QS" and mine[1][13] == "blunder"
+    assert seat0_until_the_queen(second) == mine
