@@ -15,6 +15,7 @@ from analysis.services import analysis_check_visible, analysis_request
 from hearts_league.api import MAX_ID, DomainError
 from tournaments.models import Game
 
+NOT_ANALYSED = "none"
 OPTIONS_SHOWN = 5  # the best options of each decision in a response (the rest stay stored)
 
 
@@ -64,6 +65,7 @@ class SummarySerializer(serializers.Serializer):
 
 class AnalysisSerializer(serializers.ModelSerializer):
     game = serializers.IntegerField(source="game_id")
+    status = serializers.ChoiceField(choices=[(NOT_ANALYSED, "Not analysed yet"), *GameAnalysis.Status.choices])
     progress = serializers.FloatField(help_text="share of the decisions reviewed, 0 to 1")
     summaries = serializers.SerializerMethodField()
     decisions = serializers.SerializerMethodField()
@@ -107,16 +109,15 @@ class GameAnalysisView(APIView):
         return [AnalysisThrottle()] if self.request.method == "POST" else []
 
     @extend_schema(responses={200: AnalysisSerializer,
-                              404: OpenApiResponse(description="no such game, or not analysed yet "
-                                                               "(code not_analysed)"),
                               409: OpenApiResponse(description="game_not_over / round_not_over")})
     def get(self, request, game_id: int):
-        """Progress while it runs; once done, every decision and the per-seat summaries."""
+        """Progress while it runs; once done, every decision and the per-seat summaries; status
+        ``none`` if nobody has started one."""
         game = _game(game_id)
         analysis_check_visible(game, request.user)
         analysis = GameAnalysis.objects.filter(game=game).first()
-        if analysis is None:
-            raise DomainError("not_analysed", "This game has not been analysed: POST to start.", status=404)
+        if analysis is None:  # not an error: a replay page asks before anyone has started one
+            analysis = GameAnalysis(game=game, status=NOT_ANALYSED, version=0, seed_key="", budget={})
         return Response(AnalysisSerializer(analysis).data)
 
     @extend_schema(request=None, responses={202: AnalysisSerializer, 200: AnalysisSerializer,

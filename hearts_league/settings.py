@@ -330,6 +330,9 @@ if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
         "connections could be dropped between two heartbeats")
 HEARTS_INVITATION_SECONDS = env.float("HEARTS_INVITATION_SECONDS", default=600.0)  # a seat held for an invitee
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
+# Post-game analysis (analysis app): fields over engine.analysis.DEFAULT_BUDGET, as JSON, e.g.
+# {"play_samples": 160}; an analysis keeps the budget it started with, so a rebuild is identical
+HEARTS_ANALYSIS_BUDGET = env.json("HEARTS_ANALYSIS_BUDGET", default={})
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
                                          "tournaments.services.competitions.competition_game_finished"]

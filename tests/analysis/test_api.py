@@ -66,7 +66,7 @@ def test_refusals_carry_a_code(queen_game, django_capture_on_commit_callbacks):
     game, _, clients = queen_game
     assert APIClient().post(f"/api/games/{game.pk}/analysis").status_code in (401, 403)
     unread = clients[0].get(f"/api/games/{game.pk}/analysis")
-    assert unread.status_code == 404 and unread.json()["code"] == "not_analysed"
+    assert unread.status_code == 200 and unread.json()["status"] == "none" and unread.json()["decisions"] is None
     for bad in (0, 10**25):
         missing = clients[0].get(f"/api/games/{bad}/analysis")
         assert missing.status_code == 404 and missing.json()["code"] in ("game_not_found", "not_found")

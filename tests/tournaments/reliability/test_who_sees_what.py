@@ -502,7 +502,7 @@ class Match:
         elif not self.everything(game):
             assert read.status_code == 409 and read.json()["code"] in ("game_not_over", "round_not_over")
         else:
-            assert read.status_code in (200, 404), read.content
+            assert read.status_code == 200, read.content
         self.check(viewer, read.json(), "analysis", game=game)
         if not self.everything(game):
             asked = viewer.api.post(door)
