@@ -26,7 +26,7 @@ from tournaments.models import Game, GameEvent
 
 log = logging.getLogger(__name__)
 
-CHUNK = 24  # decisions per task: small enough to spread over the workers, large enough to amortise the replay
+CHUNK = 12  # decisions per task (as engine.analysis_bench): spread evenly over the workers; each replays the log once
 
 
 def analysis_budget() -> engine_analysis.Budget:
