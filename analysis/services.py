@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -26,6 +27,7 @@ from tournaments.models import Game, GameEvent
 
 log = logging.getLogger(__name__)
 
+STALL_SECONDS = 300  # an analysis with no review stored for this long is resent when asked again
 CHUNK = 12  # decisions per task (as engine.analysis_bench): spread evenly over the workers; each replays the log once
 
 
@@ -120,10 +122,10 @@ scheduler = CeleryScheduler()
 def analysis_request(*, game: Game, user=None, rebuild: bool = False, runner=None) -> GameAnalysis:
     """Start (or continue) the analysis of a game anyone may see whole; return it.
 
-    Asking again for one done returns it as it is; for one pending, running or failed,
-    sends the chunks whose decisions are not all stored (a worker lost with its task is
-    picked up so). ``rebuild``: drop the stored reviews and compute them again. ``runner``:
-    what runs the chunks (default: ``scheduler``).
+    Asking again for one done returns it as it is, and for one in progress too; for one that
+    failed, or stalled (nothing stored for ``STALL_SECONDS``: a worker lost with its task),
+    sends the chunks whose decisions are not all stored. ``rebuild``: drop the stored reviews
+    and compute them again. ``runner``: what runs the chunks (default: ``scheduler``).
     The caller checks who may see it (``analysis_check_visible``).
     """
     if not analysable(game):
@@ -146,11 +148,15 @@ def analysis_request(*, game: Game, user=None, rebuild: bool = False, runner=Non
             analysis.finished_at = None
         elif analysis.status == GameAnalysis.Status.DONE:
             return analysis
+        elif analysis.sent_at is not None and analysis.status != GameAnalysis.Status.FAILED and \
+                max(analysis.sent_at, analysis.updated_at) > timezone.now() - timedelta(seconds=STALL_SECONDS):
+            return analysis  # in progress: its chunks are with the workers
         if analysis.status == GameAnalysis.Status.FAILED:
             analysis.status = GameAnalysis.Status.PENDING
             analysis.error = ""
         positions = game_log(game).decision_positions()
         analysis.decisions_total = len(positions)
+        analysis.sent_at = timezone.now()
         analysis.save()
         stored = set(analysis.decisions.values_list("position", flat=True))
         missing = [p for p in positions if p not in stored]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from analysis import services
 from analysis.models import AnalysedDecision, GameAnalysis, SeatSummary
@@ -68,6 +71,10 @@ def test_a_stopped_analysis_resumes_from_the_decisions_stored(queen_game, settin
     analysis = GameAnalysis.objects.get(game=game)
     assert analysis.status == GameAnalysis.Status.RUNNING and analysis.decisions_done == 5
     reviewed = []
+    asked_again = services.analysis_request(game=game, runner=Lost())  # in progress: nothing resent
+    assert asked_again.decisions_done == 5
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    GameAnalysis.objects.filter(pk=analysis.pk).update(sent_at=an_hour_ago, updated_at=an_hour_ago)  # stalled
 
     class Counting(services.InlineRunner):
         def review_chunks(self, analysis_id, chunks):
