@@ -22,6 +22,15 @@ def _small_budget(settings):
 
 
 @pytest.fixture(autouse=True)
+def _chunks_run_here(monkeypatch):
+    """The chunks a request sends run in this process (with Redis they would go to a broker no
+    worker here consumes); the Celery path is the browser test's (the embedded worker)."""
+    from analysis import services
+
+    monkeypatch.setattr(services, "scheduler", services.InlineRunner())
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttles():
     """Test databases reuse user ids: start with no analysis requests counted."""
     from django.core.cache import cache

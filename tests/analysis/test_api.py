@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
 from analysis.models import GameAnalysis
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, TableFactory
 from tests.tournaments.helpers import api_step, client_for, seated_table
 from tournaments.models import Game, GameEvent
 
@@ -89,8 +89,18 @@ def test_the_command_analyses_the_games_given(queen_game, capsys):
     analysis = GameAnalysis.objects.get(game=game)
     assert analysis.status == "done" and analysis.decisions.count() == 52
     live, _, _ = seated_table()
-    with pytest.raises(Exception, match="Not finished"):
+    with pytest.raises(CommandError, match="Not finished"):
         call_command("analyse_games", str(live.pk), verbosity=0)
+
+
+def test_a_director_analyses_every_finished_game_of_a_tournament(queen_game):
+    game, _, _ = queen_game
+    table = TableFactory(game=game)
+    live, _, _ = seated_table()
+    TableFactory(game=live, round=table.round, status="playing")  # skipped: still being played
+    TableFactory(round=table.round)  # no game
+    call_command("analyse_games", "--tournament", str(table.round.tournament_id), verbosity=0)
+    assert list(GameAnalysis.objects.values_list("game_id", "status")) == [(game.pk, "done")]
 
 
 def test_the_doors_are_in_the_openapi_schema(client):
