@@ -113,7 +113,7 @@ class CeleryScheduler:
         from analysis.tasks import review_chunk
 
         for positions in chunks:
-            review_chunk.delay(analysis_id, positions)
+            review_chunk.apply_async(args=[analysis_id, positions], queue=settings.CELERY_ANALYSIS_QUEUE)
 
 
 scheduler = CeleryScheduler()

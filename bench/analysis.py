@@ -99,7 +99,7 @@ def main() -> int:
         if not settings.REDIS_URL:
             raise SystemExit("--celery needs REDIS_URL")
         celery = subprocess.Popen([sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "-c",
-                                   str(args.workers), "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel",
+                                   str(args.workers), "-Q", settings.CELERY_ANALYSIS_QUEUE, "--loglevel",
                                    "WARNING"], cwd=ROOT)
         time.sleep(6)  # the worker's start-up (its processes fork after it)
         started = time.perf_counter()

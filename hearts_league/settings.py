@@ -231,6 +231,9 @@ if not REDIS_URL:
 # Without a broker, tasks run on a worker thread inside the web process (see hearts_league.celery).
 CELERY_EMBEDDED_WORKER = env.bool("CELERY_EMBEDDED_WORKER", default=not REDIS_URL)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="hearts")
+# post-game analyses (seconds of CPU per task): their own queue and workers keep them from delaying
+# CPU moves and turn timers; by default the same queue, so that one worker does everything
+CELERY_ANALYSIS_QUEUE = env.str("CELERY_ANALYSIS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 
 # --- Client input limits (docs/reliability.md, "Hostile input") ------------------------
 # Longest request body: Django refuses a longer form or body (RequestDataTooBig, answered 413
