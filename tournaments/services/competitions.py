@@ -666,12 +666,15 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
 
     The game row is locked first and stays locked to the commit, so the seats read once here
     are the game's seats for every move; each move's engine state is the cached one its command
-    left, and the table is checked only when a move scored a hand or ended the game.
+    left, and the table is checked only when a move ended the game or scored the round's last hand.
     """
     from tournaments.services.games import game_execute_command, lock_game
     from tournaments.services.turns import bot_for_seat, cpu_command_id
 
-    table = Table.objects.get(pk=table_id)
+    table = Table.objects.select_related("round__tournament").get(pk=table_id)
+    tournament = table.round.tournament
+    # the last hand that counts, if the round has a fixed number (else only the game's end counts)
+    last_hand = tournament.hands_per_round if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None
     game = lock_game(table.game_id)
     by_cpu = {row.seat: row for row in game.seats.select_related("player") if row.played_by_cpu}
 
@@ -703,7 +706,8 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
             cause=cause,
         )
         game = result.game
-        check = game.status == Game.Status.FINISHED or any(row.type == "HandScored" for row in result.events)
+        scored = [row.payload["hand_number"] for row in result.events if row.type == "HandScored"]
+        check = game.status == Game.Status.FINISHED or bool(last_hand and scored and scored[-1] >= last_hand)
     raise DomainError(
         "table_too_long", f"Table {table.number} did not finish in {max_moves} moves.", status=409
     )
