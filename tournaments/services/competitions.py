@@ -704,6 +704,7 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
             expected_seq=game.seq,
             command_id=cpu_command_id(cause, game, seat),
             cause=cause,
+            savepoint=False,  # this transaction holds the game's lock and is given up whole on any error
         )
         game = result.game
         scored = [row.payload["hand_number"] for row in result.events if row.type == "HandScored"]
