@@ -545,6 +545,17 @@ class Match:
         results = viewer.api.get(base + "/results/", {"format": "jsonl"})
         assert results.status_code == 200
         self.check(viewer, results.content.decode(), "tournament results")
+        # the pages: the projector screen (anyone), the director's console and its prints (staff)
+        pk = self.tournament.pk
+        html = viewer.browser.get(f"/tournaments/{pk}/screen/")
+        assert html.status_code == 200
+        self.check(viewer, html.content.decode(), "screen page")
+        for page in (f"/director/tournaments/{pk}/", f"/director/tournaments/{pk}/sheet/",
+                     f"/director/tournaments/{pk}/rounds/1/cards/"):
+            html = viewer.browser.get(page)
+            allowed = viewer.label == "staff"
+            assert html.status_code == (200 if allowed else 302 if viewer.player is None else 403), (page, viewer.label)
+            self.check(viewer, html.content.decode(), f"page {page}")
 
 
 _INLINE_ROW = re.compile(r'<td class="field-seq">\s*<p>(\d+)</p>.*?<td class="field-visible_payload">\s*<p>(.*?)</p>',
