@@ -526,8 +526,35 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return super().perform_content_negotiation(request, force)
 
 
+class SeasonSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Season
+        fields = ["id", "league", "name", "starts_on", "ends_on", "created_at"]
+        read_only_fields = ["id", "league", "created_at"]
+
+
 class LeagueViewSet(views.LeagueViewSet):
-    """Leagues of every club; directors (staff) create them."""
+    """Leagues of every club; directors (staff) create them, and the league's directors its seasons."""
+
+    def get_object(self) -> League:
+        pk = self.kwargs["pk"]
+        if not str(pk).isdigit() or int(pk) > MAX_ID:
+            raise DomainError("league_not_found", f"There is no league {pk}.", status=404)
+        return get_object_or_404(League, pk=int(pk))
+
+    @extend_schema(methods=["get"], responses={200: SeasonSerializer(many=True)})
+    @extend_schema(methods=["post"], request=SeasonSerializer, responses={201: SeasonSerializer})
+    @action(detail=True, methods=["get", "post"], permission_classes=[IsAuthenticatedOrReadOnly])
+    def seasons(self, request, pk=None):
+        """The league's seasons; a director of the league (or staff) creates one."""
+        league = self.get_object()
+        if request.method == "GET":
+            return Response(SeasonSerializer(league.seasons.order_by("-starts_on", "name"), many=True).data)
+        require_director(request, league.pk)
+        data = SeasonSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        season = services.season_create(league=league, **data.validated_data)
+        return Response(SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=LeagueCreateSerializer, responses={201: LeagueSerializer})
     def create(self, request):

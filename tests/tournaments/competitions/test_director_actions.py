@@ -130,3 +130,22 @@ def test_a_league_director_runs_their_league_only():
     elsewhere = client.post("/api/tournaments/", {"league": other.league.pk, "name": "Next"}, format="json")
     assert elsewhere.status_code == 403
     assert Registration.objects.filter(tournament=tournament).count() == 4
+
+
+def test_a_league_director_creates_a_season_over_the_api_and_anyone_lists_them():
+    league = LeagueFactory()
+    league_director = PlayerFactory()
+    league.directors.add(league_director)
+    client = client_for(league_director)
+    url = f"/api/leagues/{league.pk}/seasons/"
+    created = client.post(url, {"name": "Spring", "starts_on": "2027-03-01", "ends_on": "2027-06-30"}, format="json")
+    assert created.status_code == 201, created.json()
+    backwards = client.post(url, {"name": "Odd", "starts_on": "2027-03-01", "ends_on": "2027-01-01"}, format="json")
+    assert backwards.status_code == 400 and backwards.json()["code"] == "invalid_dates"
+    again = client.post(url, {"name": "Spring"}, format="json")
+    assert again.status_code == 409 and again.json()["code"] == "season_exists"
+    other = client_for(PlayerFactory()).post(url, {"name": "Autumn"}, format="json")
+    assert other.status_code == 403
+    from rest_framework.test import APIClient
+
+    assert [s["name"] for s in APIClient().get(url).json()] == ["Spring"]
