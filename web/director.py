@@ -69,8 +69,11 @@ def index(request):
         except DomainError as error:
             forms.show_refusal(league_form if kind == "league" else season_form, error)
     tournaments = selectors.tournaments_list().filter(league__in=leagues)[:50]
-    return _page(request, "director/index.html", "director", leagues=leagues, tournaments=tournaments,
-                 league_form=league_form, season_form=season_form)
+    response = _page(request, "director/index.html", "director", leagues=leagues, tournaments=tournaments,
+                     league_form=league_form, season_form=season_form)
+    if request.method == "POST":
+        response.status_code = 400  # a form with errors (a success redirects)
+    return response
 
 
 @login_required(login_url="/web/login")

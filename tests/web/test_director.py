@@ -161,3 +161,22 @@ def test_a_guest_whose_name_a_member_of_the_club_has_stays_a_guest(staff):
     plain = client_for(staff).post(f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk},
                                    format="json")
     assert plain.status_code == 403 and plain.json()["code"] == "account_required"
+
+
+def test_staff_create_a_league_and_a_season_in_the_console_with_errors_on_their_fields(staff):
+    from tests.factories import ClubFactory
+    from tournaments.models import League, Season
+
+    club = ClubFactory()
+    browser = _browser(staff)
+    body = {"action": "league", "league-club": club.pk, "league-name": "Monday", "league-slug": "monday"}
+    assert browser.post("/director/", body).status_code == 302
+    taken = browser.post("/director/", body)
+    assert taken.status_code == 400 and "slug" in taken.context["league_form"].errors
+    league = League.objects.get()
+    season = {"action": "season", "season-league": league.pk, "season-name": "Spring",
+              "season-starts_on": "2027-03-01", "season-ends_on": "2027-01-01"}
+    backwards = browser.post("/director/", season)
+    assert "ends_on" in backwards.context["season_form"].errors and not Season.objects.exists()
+    assert browser.post("/director/", {**season, "season-ends_on": "2027-06-01"}).status_code == 302
+    assert Season.objects.get().league == league
