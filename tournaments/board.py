@@ -10,7 +10,7 @@ the deals.
 
 from __future__ import annotations
 
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from tournaments import eventstore
 from tournaments.models import Game, GameEvent, GameSeat, Round, Tournament
@@ -38,7 +38,8 @@ def board_for_tournament(tournament: Tournament) -> dict:
     tables = list(round_.tables.select_related("game").order_by("number"))
     games = {t.game_id: t.game for t in tables if t.game_id}
     names = player_names(pid for t in tables for pid in t.players)
-    seats = {(s.game_id, s.seat): s for s in GameSeat.objects.filter(game_id__in=games).select_related("player")}
+    seats = {(s.game_id, s.seat): s for s in GameSeat.objects.filter(game_id__in=games).select_related("player")
+             .annotate(connections=Count("open_connections"))}
     last_event = dict(GameEvent.objects.filter(game_id__in=games).values("game_id")
                       .annotate(at=Max("recorded_at")).values_list("game_id", "at"))
     totals: dict[int, list[int]] = {}
@@ -67,9 +68,12 @@ def board_for_tournament(tournament: Tournament) -> dict:
                 "cpu_fill": seat in table.cpu_fill,
                 "away": bool(row and row.away),  # a CPU plays the seat until the player is back
                 "disconnected": bool(row and row.disconnected_since),
+                "connected": bool(row and row.connections),  # the table open on some device
                 "cpu": cpu,
             })
-        waiting = [s for s in progress["to_act"] if table_seats[s]["away"] or table_seats[s]["disconnected"]]
+        # to act, a person, and neither at the table nor yet replaced by a CPU
+        waiting = [s for s in progress["to_act"]
+                   if not table_seats[s]["cpu"] and not table_seats[s]["away"] and not table_seats[s]["connected"]]
         since = last_event.get(table.game_id)
         board["tables"].append({
             "id": table.pk,

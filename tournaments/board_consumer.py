@@ -128,6 +128,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
             await self.error("invalid_frame", "Frames are JSON objects.")
             return
         if isinstance(frame, dict) and frame.get("type") == "ping":
+            self.heard = time.monotonic()  # a board read from now on: what a lost notification held back
             await self.send_board()
             await self.send_json({"type": "pong"})
             return

@@ -142,3 +142,25 @@ async def test_connections_told_of_the_same_change_share_one_read_of_the_board(m
     assert len(reads) == 1
     for board in boards:
         await board.disconnect()
+
+
+async def test_a_table_waiting_on_a_player_who_is_not_at_it_is_marked_until_they_open_it():
+    from tournaments.services.tickets import ws_ticket_issue
+
+    tournament, people = await database_sync_to_async(_tournament)(4)
+    board = await connect(tournament.pk)
+    await board.receive_from(timeout=5)
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    table = json.loads(await board.receive_from(timeout=5))["tables"][0]
+    seat = table["to_act"][0]
+    assert table["waiting_on_absent"] == table["to_act"] and not table["seats"][seat]["connected"]
+    player = people[table["seats"][seat]["player_id"]]
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=table["game"])
+    at_table = WebsocketCommunicator(application, f"/ws/games/{table['game']}/?ticket={ticket}",
+                                     headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    assert (await at_table.connect(timeout=5))[0]
+    await board.send_to(text_data=json.dumps({"type": "ping"}))
+    seen = json.loads(await board.receive_from(timeout=5))["tables"][0]
+    assert seen["seats"][seat]["connected"] and seat not in seen["waiting_on_absent"]
+    await at_table.disconnect()
+    await board.disconnect()

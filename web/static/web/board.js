@@ -43,7 +43,7 @@ export function seatLabel(seat) {
   const marks = [];
   if (seat.cpu_fill) marks.push("CPU");
   else if (seat.away) marks.push("away: CPU plays");
-  else if (seat.disconnected) marks.push("offline");
+  else if (seat.disconnected || (!seat.cpu && !seat.connected)) marks.push("not at the table");
   return `${esc(seat.name)}${marks.length ? ` <span class="badge warn">${marks.join(", ")}</span>` : ""}`;
 }
 
