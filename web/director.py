@@ -183,7 +183,11 @@ def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling)
         if not walk_in.is_valid():
             return None
         registration = services.tournament_register_walk_in(tournament_id=pk, **walk_in.cleaned_data)
-        return _("%(name)s registered.") % {"name": registration.player}
+        if walk_in.cleaned_data["password"]:
+            return _("%(name)s registered: they sign in as %(username)s with the password given.") % {
+                "name": registration.player, "username": registration.player.user.username}
+        return _("%(name)s registered (username %(username)s, no password yet).") % {
+            "name": registration.player, "username": registration.player.user.username}
     if action == "seat":
         round_ = services.tournament_seat_round(tournament_id=pk)
         return _("Round %(n)s seated: the tables are drawn.") % {"n": round_.number}

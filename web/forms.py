@@ -242,6 +242,16 @@ class SeasonForm(forms.Form):
 class WalkInForm(forms.Form):
     display_name = forms.CharField(max_length=60, label=_("Walk-in player"),
                                    help_text=_("a new player of the club, registered at once"))
+    password = forms.CharField(required=False, min_length=8, max_length=128, widget=forms.PasswordInput,
+                               help_text=_("optional: to sign in and play on their phone (8 characters or more)"))
+
+    def clean_password(self):
+        from django.contrib.auth.password_validation import validate_password
+
+        password = self.cleaned_data.get("password") or ""
+        if password:
+            validate_password(password)
+        return password
 
 
 class RegisterForm(forms.Form):

@@ -180,3 +180,17 @@ def test_staff_create_a_league_and_a_season_in_the_console_with_errors_on_their_
     assert "ends_on" in backwards.context["season_form"].errors and not Season.objects.exists()
     assert browser.post("/director/", {**season, "season-ends_on": "2027-06-01"}).status_code == 302
     assert Season.objects.get().league == league
+
+
+def test_a_walk_in_with_a_password_signs_in_at_once_with_the_username_shown(staff):
+    tournament = services.tournament_create(league=LeagueFactory(), name="Walk-in night")
+    browser = _browser(staff)
+    url = f"/director/tournaments/{tournament.pk}/"
+    short = browser.post(url, {"action": "walk_in", "walkin-display_name": "Olga", "walkin-password": "short"})
+    assert short.status_code == 400 and "password" in short.context["walk_in"].errors
+    assert not Player.objects.filter(display_name="Olga").exists()
+    done = browser.post(url, {"action": "walk_in", "walkin-display_name": "Olga",
+                              "walkin-password": "a long pass phrase"}, follow=True)
+    olga = Player.objects.get(display_name="Olga")
+    assert olga.user.username in done.content.decode()
+    assert olga.user.check_password("a long pass phrase")

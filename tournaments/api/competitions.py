@@ -203,6 +203,21 @@ class TableSerializer(serializers.ModelSerializer):
 
 class WalkInSerializer(serializers.Serializer):
     display_name = serializers.CharField(max_length=60, help_text="the walk-in player's name at the club")
+    password = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", max_length=128,
+                                     help_text="optional: they sign in with it (and the username answered)")
+
+    def validate_password(self, value):
+        if value:
+            from django.contrib.auth.password_validation import validate_password
+
+            if len(value) < 8:
+                raise serializers.ValidationError("At least 8 characters.")
+            validate_password(value)
+        return value
+
+
+class WalkInRegistrationSerializer(RegistrationSerializer):
+    username = serializers.CharField(help_text="the walk-in's account: they sign in with it")
 
 
 class SwapSerializer(serializers.Serializer):
@@ -358,7 +373,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         registration = services.tournament_withdraw(tournament_id=tournament.pk, player=player)
         return Response(RegistrationSerializer(registration).data)
 
-    @extend_schema(request=WalkInSerializer, responses={201: RegistrationSerializer})
+    @extend_schema(request=WalkInSerializer, responses={201: WalkInRegistrationSerializer})
     @action(detail=True, methods=["post"], url_path="walk-in", permission_classes=[IsAuthenticated])
     def walk_in(self, request, pk=None):
         """Register a walk-in player in one step: a new account of the club under this name
@@ -367,10 +382,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         require_director(request, tournament.league_id)
         data = WalkInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        registration = services.tournament_register_walk_in(
-            tournament_id=tournament.pk, display_name=data.validated_data["display_name"]
-        )
-        return Response(RegistrationSerializer(registration).data, status=status.HTTP_201_CREATED)
+        registration = services.tournament_register_walk_in(tournament_id=tournament.pk, **data.validated_data)
+        body = {**RegistrationSerializer(registration).data, "username": registration.player.user.username}
+        return Response(body, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=SwapSerializer, responses={200: TableSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])

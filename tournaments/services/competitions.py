@@ -254,10 +254,10 @@ def tournament_register(*, tournament_id: int, player: Player) -> Registration:
 
 
 @transaction.atomic
-def tournament_register_walk_in(*, tournament_id: int, display_name: str) -> Registration:
+def tournament_register_walk_in(*, tournament_id: int, display_name: str, password: str | None = None) -> Registration:
     """A walk-in player in one step: an account of the league's club under this display name
-    (no password yet: a director or the player sets one later) registered in the tournament.
-    Nothing is created if the name is refused or taken."""
+    (username ``walkin-…``; with ``password`` they sign in with it at once, else a director sets
+    one later) registered in the tournament. Nothing is created if the name is refused or taken."""
     from tournaments.names import InvalidName, clean_display_name
     from tournaments.services.players import player_register
 
@@ -267,7 +267,8 @@ def tournament_register_walk_in(*, tournament_id: int, display_name: str) -> Reg
     except InvalidName as error:
         raise DomainError("invalid_display_name", str(error)) from None
     player = player_register(
-        username=f"walkin-{secrets.token_hex(5)}", password=None, display_name=name, club=tournament.league.club
+        username=f"walkin-{secrets.token_hex(3)}", password=password or None, display_name=name,
+        club=tournament.league.club,
     )
     return tournament_register(tournament_id=tournament.pk, player=player)
 

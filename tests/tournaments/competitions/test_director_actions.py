@@ -45,6 +45,11 @@ def test_a_walk_in_gets_an_account_of_the_club_and_a_registration_in_one_step(di
     player = Player.objects.get(pk=response.json()["player_id"])
     assert player.display_name == "Lucía" and player.club == tournament.league.club and player.user is not None
     assert not player.user.has_usable_password()
+    assert response.json()["username"] == player.user.username
+    with_password = client.post(f"/api/tournaments/{tournament.pk}/walk-in/",
+                                {"display_name": "Marta", "password": "a long pass phrase"}, format="json")
+    assert with_password.status_code == 201
+    assert Player.objects.get(display_name="Marta").user.check_password("a long pass phrase")
     again = client.post(f"/api/tournaments/{tournament.pk}/walk-in/", {"display_name": "lucía"}, format="json")
     assert again.status_code == 409 and again.json()["code"] == "display_name_taken"
     assert Player.objects.filter(name_key=player.name_key).count() == 1  # nothing half-created
