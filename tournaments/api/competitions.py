@@ -96,7 +96,7 @@ class PlayerChoiceSerializer(serializers.Serializer):
     )
 
 
-class RegisterSerializer(PlayerChoiceSerializer):
+class TournamentRegisterSerializer(PlayerChoiceSerializer):
     make_account = serializers.BooleanField(
         default=False, help_text="directors: turn a guest (player_id) into an account of the club, then register"
     )
@@ -344,12 +344,12 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         tournament.players_count = 0
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=RegisterSerializer, responses={201: RegistrationSerializer})
+    @extend_schema(request=TournamentRegisterSerializer, responses={201: RegistrationSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def register(self, request, pk=None):
         """Register yourself (a director may register anyone, and turn a guest into an account
         with ``make_account``). Late entries play from the next round."""
-        data = RegisterSerializer(data=request.data)
+        data = TournamentRegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         tournament = self.get_object()
         player = _player_for(request, data.validated_data["player_id"], tournament.league_id)
