@@ -1,6 +1,7 @@
 // The public REST API, same-origin: the session cookie authenticates, the csrftoken cookie
 // goes back in X-CSRFToken on every write. A visitor without an account becomes a guest bound
-// to this device (POST /api/auth/guest), then /web/session logs the browser's session in.
+// to this device (POST /api/auth/guest) when it first sits down, then /web/session logs the
+// browser's session in.
 
 const DEVICE_KEY = "hearts.device_id";
 
@@ -63,6 +64,8 @@ export function me() {
 }
 
 // Make sure the browser's session belongs to a player: a guest for this device if need be.
+// Only an action that needs a player (sitting down, creating a table) calls it: watching a
+// table or a replay creates nothing.
 export async function ensureSession() {
   const current = me();
   if (current) return current;
@@ -70,10 +73,72 @@ export async function ensureSession() {
   const session = await api("/web/session", { method: "POST", body: { token: guest.token } });
   document.body.dataset.playerId = session.player_id;
   document.body.dataset.playerName = session.display_name;
-  const who = document.getElementById("who");
-  if (who) who.innerHTML = `<a href="/players/${session.player_id}/">${esc(session.display_name)}</a> <span class="badge">guest</span>`;
+  document.body.dataset.guest = String(session.is_guest);
+  showWho();
+  askName(); // first visit: offer to pick the name the tables show (never blocks the action)
   return { player_id: session.player_id, display_name: session.display_name };
 }
+
+const NAMED_KEY = "hearts.name_asked";
+
+function showWho() {
+  const who = document.getElementById("who");
+  const current = me();
+  if (!who || !current) return;
+  const guest = document.body.dataset.guest === "true";
+  who.querySelector(".sign-in")?.remove();
+  let box = who.querySelector(".who-name");
+  if (!box) {
+    box = document.createElement("span");
+    box.className = "who-name";
+    who.prepend(box);
+  }
+  box.innerHTML = `<a href="/players/${current.player_id}/">${esc(current.display_name)}</a>${guest
+    ? ' <span class="badge">guest</span> <button type="button" class="link" data-rename>Change name</button>' : ""}`;
+}
+
+// The name panel (base.html): shown once to a new guest, and whenever "Change name" is pressed.
+export function askName() {
+  const panel = document.getElementById("name-panel");
+  if (!panel || !me()) return;
+  localStorage.setItem(NAMED_KEY, "1");
+  panel.hidden = false;
+  const input = panel.querySelector("input");
+  input.value = document.body.dataset.guest === "true" && /^Guest /.test(me().display_name) ? "" : me().display_name;
+  panel.querySelector(".error").textContent = "";
+  input.focus();
+}
+
+async function saveName(event) {
+  event.preventDefault();
+  const panel = document.getElementById("name-panel");
+  const name = panel.querySelector("input").value;
+  try {
+    const player = await api("/api/players/me/", { method: "PATCH", body: { display_name: name } });
+    document.body.dataset.playerName = player.display_name;
+    panel.hidden = true;
+    showWho();
+    toast(`The tables now call you ${player.display_name}.`);
+    document.dispatchEvent(new CustomEvent("hearts:renamed", { detail: player }));
+  } catch (error) {
+    const field = error.body && error.body.errors && error.body.errors.display_name;
+    panel.querySelector(".error").textContent = field ? [].concat(field).join(" ") : error.message;
+  }
+}
+
+function setUpNamePanel() {
+  const panel = document.getElementById("name-panel");
+  if (!panel) return;
+  panel.querySelector("form").addEventListener("submit", saveName);
+  panel.querySelector("[data-name-later]").addEventListener("click", () => { panel.hidden = true; });
+  document.getElementById("who")?.addEventListener("click", (event) => {
+    if (event.target.closest("[data-rename]")) askName();
+  });
+  // A guest made on an earlier page (e.g. the lobby's "Play against the CPU") is asked here.
+  if (me() && document.body.dataset.guest === "true" && !localStorage.getItem(NAMED_KEY)) askName();
+}
+
+setUpNamePanel();
 
 export function esc(value) {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -93,11 +158,19 @@ export function when(iso) {
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+// CPU players are called by strength (their seats carry ``bot``).
+export const BOT_NAMES = { random: "Easy CPU", rule: "Medium CPU", montecarlo: "Hard CPU" };
+
+export function seatLabel(entry) {
+  if (!entry || !entry.name) return "";
+  return entry.cpu ? BOT_NAMES[entry.bot] || "CPU" : entry.name;
+}
+
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
   const names = Array.from({ length: count }, (_, seat) => {
     const entry = seats.find((s) => s.seat === seat);
-    return (entry && entry.name) || `Seat ${seat + 1}`;
+    return seatLabel(entry) || `Seat ${seat + 1}`;
   });
   return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
 }

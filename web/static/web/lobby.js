@@ -1,7 +1,7 @@
-import { api, deviceId, ensureSession, esc, me, toast, when } from "./api.js";
+import { api, deviceId, ensureSession, esc, me, seatLabel, toast, when } from "./api.js";
 
 function seatsSummary(game) {
-  return game.seats.map((s) => (s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : "<em>open</em>")).join(", ");
+  return game.seats.map((s) => (s.name ? esc(seatLabel(s)) : "<em>open</em>")).join(", ");
 }
 
 function rulesSummary(rules) {
@@ -149,3 +149,8 @@ setInterval(() => {
   loadLists().catch(() => {});
   loadInvitations().catch(() => {});
 }, 10000);
+
+const left = new URLSearchParams(location.search).get("left");
+if (left && /^\d+$/.test(left)) {
+  toast(`You left table ${left}. If its game goes on, a CPU plays your seat until you open the table again.`);
+}

@@ -1,7 +1,7 @@
 // The live table. Loads the game over REST, then follows it over the WebSocket protocol
 // (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
-import { api, deviceId, ensureSession, esc, seatNames, toast } from "./api.js";
+import { api, deviceId, ensureSession, esc, me, seatLabel, seatNames, toast } from "./api.js";
 import { cardButton, cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
 
 const root = document.getElementById("table");
@@ -64,7 +64,7 @@ function connect() {
     clearInterval(pingTimer);
     pending = false;
     if (event.code === 4401) {
-      setConnection("closed", "Not signed in: reload the page to sit down as a guest.");
+      setConnection("closed", "Not signed in: reload the page.");
       return;
     }
     if (event.code === 4404) {
@@ -176,12 +176,75 @@ async function refreshDetail() {
 
 async function join(seat) {
   try {
+    const wasAnonymous = !me();
+    await ensureSession(); // a watcher becomes a guest only now, when sitting down
     await api(`/api/games/${gameId}/join/`, { method: "POST", body: { seat, device_id: deviceId() } });
+    if (wasAnonymous) reconnect(); // the socket was opened without a session: open it again as the player
     await refreshDetail(); // the socket plays for the seat from its next frame on (a "seat" frame says so)
   } catch (error) {
     setError(error.message);
   }
 }
+
+function reconnect() {
+  const old = socket;
+  socket = null;
+  if (old) old.close(1000, "signed in");
+  connect();
+}
+
+// Leaving asks first. Before the start the seat opens again; in a started game a CPU plays it
+// until the player comes back (opening the table again from the same device takes it back).
+function renderLeave() {
+  const box = $("leave");
+  const canLeave = mySeat !== null && game.status !== "finished";
+  if (!canLeave) {
+    box.innerHTML = "";
+    return;
+  }
+  if (box.dataset.confirming === "true") {
+    const what = game.status === "active"
+      ? "A CPU will play your seat until you come back to this table."
+      : "Your seat opens for someone else.";
+    if (!box.querySelector("#leave-yes")) {
+      box.innerHTML = `<span id="leave-question">Leave this table? ${what}</span>
+        <button type="button" id="leave-yes" class="primary">Yes, leave</button>
+        <button type="button" id="leave-no">Stay</button>`;
+      $("leave-yes").focus();
+    }
+    return;
+  }
+  if (!box.querySelector("#leave-button")) box.innerHTML = '<button type="button" id="leave-button">Leave table</button>';
+}
+
+async function leave() {
+  try {
+    await api(`/api/games/${gameId}/leave/`, { method: "POST", body: {} });
+  } catch (error) {
+    setError(error.message);
+    return;
+  }
+  const old = socket;
+  socket = null; // no reconnect: reopening this page from this device would take the seat back
+  if (old) old.close(1000, "left");
+  window.location.assign("/?left=" + gameId);
+}
+
+$("leave").addEventListener("click", (event) => {
+  const box = $("leave");
+  if (event.target.closest("#leave-button")) {
+    box.dataset.confirming = "true";
+    renderLeave();
+  } else if (event.target.closest("#leave-no")) {
+    box.dataset.confirming = "false";
+    renderLeave();
+    $("leave-button").focus();
+  } else if (event.target.closest("#leave-yes")) {
+    leave();
+  }
+});
+
+document.addEventListener("hearts:renamed", () => refreshDetail().catch(() => {}));
 
 // --- rendering -----------------------------------------------------------------------------------
 
@@ -192,6 +255,7 @@ function render() {
   root.dataset.seq = String(lastSeq);
   root.dataset.seat = mySeat === null ? "" : String(mySeat);
   renderSeating();
+  renderLeave();
   if (!state) {
     $("status").textContent = game.status === "waiting" ? "Waiting for players to sit down." : "";
     return;
@@ -220,7 +284,7 @@ function renderSeating() {
   box.hidden = false;
   const seated = mySeat !== null;
   box.innerHTML = `<h2>Seats</h2><ul class="games">${game.seats.map((s) => `<li class="game-row">
-      <span>Seat ${s.seat + 1}: ${s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : "<em>open</em>"}</span>
+      <span>Seat ${s.seat + 1}: ${s.name ? esc(seatLabel(s)) : "<em>open</em>"}</span>
       ${!s.name && !seated ? `<button type="button" class="primary" data-seat="${s.seat}">Sit here</button>` : ""}
     </li>`).join("")}</ul>`;
 }
@@ -238,7 +302,6 @@ function renderSeats(n) {
     div.className = `seat pos-${positions[(seat - reference + n) % n]}${acting ? " acting" : ""}`;
     div.dataset.seat = String(seat);
     const badges = [
-      entry.cpu ? '<span class="badge">CPU</span>' : "",
       entry.away ? '<span class="badge warn">away</span>' : "",
       seat === state.dealer ? '<span class="badge">dealer</span>' : "",
     ].join(" ");
@@ -400,8 +463,7 @@ $("seating").addEventListener("click", (event) => {
 
 async function start() {
   try {
-    await ensureSession();
-    await refreshDetail();
+    await refreshDetail(); // watching needs no account: nothing is created until one sits down
   } catch (error) {
     setError(error.status === 404 ? "There is no such table." : error.message);
     setConnection("closed", "");
