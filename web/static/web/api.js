@@ -101,7 +101,6 @@ function showWho() {
 export function askName() {
   const panel = document.getElementById("name-panel");
   if (!panel || !me()) return;
-  localStorage.setItem(NAMED_KEY, "1");
   panel.hidden = false;
   const input = panel.querySelector("input");
   input.value = document.body.dataset.guest === "true" && /^Guest /.test(me().display_name) ? "" : me().display_name;
@@ -116,6 +115,7 @@ async function saveName(event) {
   try {
     const player = await api("/api/players/me/", { method: "PATCH", body: { display_name: name } });
     document.body.dataset.playerName = player.display_name;
+    localStorage.setItem(NAMED_KEY, "1");
     panel.hidden = true;
     showWho();
     toast(`The tables now call you ${player.display_name}.`);
@@ -130,7 +130,10 @@ function setUpNamePanel() {
   const panel = document.getElementById("name-panel");
   if (!panel) return;
   panel.querySelector("form").addEventListener("submit", saveName);
-  panel.querySelector("[data-name-later]").addEventListener("click", () => { panel.hidden = true; });
+  panel.querySelector("[data-name-later]").addEventListener("click", () => {
+    localStorage.setItem(NAMED_KEY, "1");
+    panel.hidden = true;
+  });
   document.getElementById("who")?.addEventListener("click", (event) => {
     if (event.target.closest("[data-rename]")) askName();
   });

@@ -2,18 +2,19 @@
 // (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
 import { api, deviceId, ensureSession, esc, me, seatLabel, seatNames, toast } from "./api.js";
-import { cardButton, cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
+import { cardBack, cardButton, cardFace, cardLabel, cardPoints, cardSpan, sortHand } from "./cards.js";
 
 const root = document.getElementById("table");
 const gameId = Number(root.dataset.game);
 const $ = (id) => document.getElementById(id);
 
 const PASS_WORDS = { left: "to the left", right: "to the right", across: "across", none: "" };
-const POSITIONS = {
-  3: ["bottom", "left", "right"],
-  4: ["bottom", "left", "top", "right"],
-  5: ["bottom", "left", "top-left", "top-right", "right"],
-};
+// Seats sit round an ellipse, the viewer at the bottom and play going clockwise (to the left);
+// each played card lies between the centre and its player, so it is plain who played what.
+function around(offset, n) {
+  const angle = Math.PI / 2 + (offset * 2 * Math.PI) / n;
+  return { cx: Math.round(Math.cos(angle) * 1000) / 1000, cy: Math.round(Math.sin(angle) * 1000) / 1000 };
+}
 
 let game = null; // the REST detail (seats, rules, status...)
 let state = null; // the viewer's state from the latest state frame
@@ -27,6 +28,11 @@ let retry = 0;
 let reconnectTimer = null;
 let pingTimer = null;
 let commandCounter = 0;
+let showLast = false; // the last trick shown on demand, during the next one
+let shownTrick = []; // the cards on the felt at the last render (to animate newcomers only)
+let handFocus = null; // the card the keyboard is on in the hand (roving tabindex)
+let tricksSeen = 0;
+let shownLeader = null; // who led the trick on the felt (the current one, or the last on demand)
 
 function nameOf(seat) {
   if (seat === mySeat) return "You";
@@ -147,8 +153,23 @@ function onFrame(frame) {
   }
 }
 
+// Plays and tricks are read out (aria-live) as they happen.
+function announce(text) {
+  const box = $("announce");
+  const line = document.createElement("p");
+  line.textContent = text;
+  box.appendChild(line);
+  while (box.childElementCount > 4) box.firstElementChild.remove();
+}
+
 function describeEvent(event) {
   const p = event.payload || {};
+  if (event.type === "CardPlayed" && p.card) {
+    announce(`${nameOf(p.seat)} played the ${cardLabel(p.card)}.`);
+  } else if (event.type === "TrickTaken") {
+    const kitty = p.kitty && p.kitty.length ? ` and the kitty, ${p.kitty.map(cardLabel).join(", ")}` : "";
+    announce(`${nameOf(p.winner)} took trick ${p.trick_number}${kitty}: ${p.points} point${p.points === 1 ? "" : "s"}.`);
+  }
   if (event.type === "HandScored") {
     const mine = mySeat !== null ? ` You took ${p.points[mySeat]}.` : "";
     toast(`Hand ${p.hand_number} scored.${mine}`);
@@ -266,8 +287,10 @@ function render() {
   const myTurn = mySeat !== null && state.to_act.includes(mySeat);
   root.dataset.myTurn = String(phase === "playing" && myTurn);
   root.dataset.canPass = String(phase === "passing" && myTurn && !state.passed);
-  renderSeats(n);
   renderTrick(n);
+  renderSeats(n);
+  renderDealInfo();
+  renderTrickLog();
   renderHand(phase, myTurn);
   renderActions(phase, myTurn);
   renderStatus(phase, myTurn);
@@ -291,25 +314,29 @@ function renderSeating() {
 
 function renderSeats(n) {
   const reference = mySeat === null ? 0 : mySeat;
-  const positions = POSITIONS[n];
   const box = $("seats");
-  box.className = `seats seats-${n}`;
+  box.className = `seats ring seats-${n}`;
   box.innerHTML = "";
+  const leader = shownLeader;
   for (let seat = 0; seat < n; seat++) {
     const entry = game.seats.find((s) => s.seat === seat) || {};
     const div = document.createElement("div");
     const acting = state.to_act.includes(seat) && state.phase !== "game_over";
-    div.className = `seat pos-${positions[(seat - reference + n) % n]}${acting ? " acting" : ""}`;
+    const { cx, cy } = around((seat - reference + n) % n, n);
+    div.className = `seat${acting ? " acting" : ""}${seat === reference ? " me" : ""}`;
+    div.style.setProperty("--cx", cx);
+    div.style.setProperty("--cy", cy);
     div.dataset.seat = String(seat);
     const badges = [
-      entry.away ? '<span class="badge warn">away</span>' : "",
+      entry.away ? '<span class="badge warn">away: a CPU plays</span>' : "",
       seat === state.dealer ? '<span class="badge">dealer</span>' : "",
+      seat === leader ? '<span class="badge lead">led</span>' : "",
     ].join(" ");
     div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))} ${badges}</div>
       <div class="seat-info"><span>${state.hand_counts[seat]} cards</span>
       <span>hand ${state.points_taken[seat]}</span><span>total ${state.totals[seat]}</span></div>
       ${acting ? `<div class="to-play">${state.phase === "passing" ? "choosing cards" : "to play"}</div>` : ""}`;
-    div.setAttribute("aria-label", `${nameOf(seat)}: ${state.hand_counts[seat]} cards, ${state.points_taken[seat]} points this hand, ${state.totals[seat]} in total${acting ? ", to play" : ""}`);
+    div.setAttribute("aria-label", `${nameOf(seat)}: ${state.hand_counts[seat]} cards, ${state.points_taken[seat]} points this hand, ${state.totals[seat]} in total${seat === leader ? ", led the trick shown" : ""}${acting ? ", to play" : ""}`);
     box.appendChild(div);
   }
 }
@@ -319,37 +346,105 @@ function renderTrick(n) {
   box.innerHTML = "";
   const reference = mySeat === null ? 0 : mySeat;
   let cards = state.trick;
+  let leader = state.leader;
   let caption = state.phase === "playing" ? `Trick ${state.trick_number}` : "";
-  if (!cards.length && state.tricks && state.tricks.length) {
-    const last = state.tricks[state.tricks.length - 1];
-    cards = last.cards;
-    caption = `Last trick: ${nameOf(last.winner)} took ${last.points} point${last.points === 1 ? "" : "s"}`;
-    box.classList.add("previous");
-  } else {
-    box.classList.remove("previous");
+  const last = state.tricks && state.tricks.length ? state.tricks[state.tricks.length - 1] : null;
+  if ((state.tricks || []).length !== tricksSeen) {
+    tricksSeen = (state.tricks || []).length;
+    showLast = false; // a trick was just taken: it shows by itself until the next card
   }
+  const previous = last && (!cards.length || showLast);
+  if (previous) {
+    cards = last.cards;
+    leader = last.leader;
+    caption = `Last trick (${state.tricks.length}): ${nameOf(last.leader)} led, ${nameOf(last.winner)} took ${last.points} point${last.points === 1 ? "" : "s"}`;
+  }
+  box.classList.toggle("previous", Boolean(previous));
+  shownLeader = cards.length ? leader : null;
   $("trick-caption").textContent = caption + (state.hearts_broken ? " · hearts broken" : "");
+  const button = $("last-trick");
+  button.hidden = !last || !state.trick.length;
+  button.setAttribute("aria-pressed", String(showLast && Boolean(last)));
+  button.textContent = showLast ? "Back to this trick" : "Show the last trick";
+  const before = new Set(shownTrick);
+  shownTrick = cards.map((play) => play.card);
   for (const play of cards) {
-    const span = cardSpan(play.card, `at-${POSITIONS[n][(play.seat - reference + n) % n]}`);
-    span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}`);
-    span.title = nameOf(play.seat);
+    const { cx, cy } = around((play.seat - reference + n) % n, n);
+    const span = cardSpan(play.card, `in-trick${play.seat === leader ? " led" : ""}`);
+    span.style.setProperty("--cx", cx);
+    span.style.setProperty("--cy", cy);
+    span.dataset.seat = String(play.seat);
+    if (!previous && !before.has(play.card)) span.classList.add("arrive");
+    span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}${play.seat === leader ? " (led)" : ""}`);
+    span.title = nameOf(play.seat) + (play.seat === leader ? " (led)" : "");
     box.appendChild(span);
   }
 }
 
+// The cards out of this deal (removed) and the kitty: face down until the first trick's
+// winner takes it, then face up with what it carried (the engine's view says when).
+function renderDealInfo() {
+  const box = $("deal-info");
+  box.innerHTML = "";
+  const removed = state.removed_cards || [];
+  if (removed.length) {
+    const line = document.createElement("div");
+    line.className = "deal-line removed";
+    line.innerHTML = `<span>Out of the deck: </span>`;
+    for (const card of removed) line.appendChild(cardSpan(card, "mini"));
+    box.appendChild(line);
+  }
+  if (state.kitty_size) {
+    const line = document.createElement("div");
+    line.className = "deal-line kitty";
+    line.id = "kitty";
+    if (state.kitty) {
+      const points = state.kitty.reduce((sum, card) => sum + cardPoints(card, state.rules), 0);
+      line.dataset.revealed = "true";
+      line.innerHTML = `<span>Kitty, taken by ${esc(nameOf(state.kitty_taken_by))} with the first trick (${points} point${points === 1 ? "" : "s"}): </span>`;
+      for (const card of state.kitty) line.appendChild(cardSpan(card, "mini"));
+    } else {
+      line.dataset.revealed = "false";
+      line.innerHTML = `<span>Kitty (${state.kitty_size} card${state.kitty_size === 1 ? "" : "s"}, face down: the first trick's winner takes it): </span>`;
+      for (let i = 0; i < state.kitty_size; i++) line.appendChild(cardBack("mini"));
+    }
+    box.appendChild(line);
+  }
+}
+
+function renderTrickLog() {
+  const list = $("trick-log-list");
+  const tricks = state.tricks || [];
+  $("trick-log-count").textContent = String(tricks.length);
+  list.innerHTML = tricks.map((trick, index) => {
+    const plays = trick.cards.map((play) => `${esc(nameOf(play.seat))} ${cardFace(play.card)}`).join(", ");
+    let kitty = "";
+    if (index === 0 && state.kitty) {
+      const points = state.kitty.reduce((sum, card) => sum + cardPoints(card, state.rules), 0);
+      kitty = ` <span class="kitty-note">With the kitty: ${state.kitty.map(cardFace).join(" ")} (${points} point${points === 1 ? "" : "s"}).</span>`;
+    }
+    return `<li data-trick="${index + 1}">Trick ${index + 1}, led by ${esc(nameOf(trick.leader))}: ${plays}.
+      ${esc(nameOf(trick.winner))} took ${trick.points} point${trick.points === 1 ? "" : "s"}.${kitty}</li>`;
+  }).join("");
+}
+
 function renderHand(phase, myTurn) {
   const box = $("hand");
+  const hadFocus = box.contains(document.activeElement);
   box.innerHTML = "";
   if (mySeat === null) {
-    box.innerHTML = '<p class="muted">You are watching this table.</p>';
+    box.innerHTML = '<li class="muted">You are watching this table.</li>';
     return;
   }
   const passed = new Set(phase === "passing" && state.passed ? state.passed : []);
   const received = new Set(state.received && state.trick_number <= 1 && !state.tricks.length ? state.received : []);
   const legal = new Set(state.legal_plays);
   const choosing = phase === "passing" && myTurn && !state.passed;
-  for (const card of sortHand(state.hand.filter((c) => !passed.has(c)))) {
+  const cards = sortHand(state.hand.filter((c) => !passed.has(c)));
+  if (!cards.includes(handFocus)) handFocus = cards.find((c) => legal.has(c)) || cards[0] || null;
+  for (const card of cards) {
     const button = cardButton(card);
+    let label = cardLabel(card);
     if (choosing) {
       button.setAttribute("aria-pressed", String(selected.has(card)));
       button.classList.toggle("selected", selected.has(card));
@@ -357,7 +452,7 @@ function renderHand(phase, myTurn) {
     } else if (phase === "playing" && myTurn) {
       const ok = legal.has(card);
       button.classList.add(ok ? "legal" : "illegal");
-      if (!ok) button.setAttribute("aria-label", `${cardLabel(card)} (not playable now)`);
+      if (!ok) label += " (not playable now)";
       button.addEventListener("click", () => command({ type: "play", card }));
     } else {
       button.classList.add("idle");
@@ -365,11 +460,40 @@ function renderHand(phase, myTurn) {
     }
     if (received.has(card)) {
       button.classList.add("received");
-      button.setAttribute("aria-label", `${button.getAttribute("aria-label")}, received`);
+      button.insertAdjacentHTML("beforeend", '<span class="tag" aria-hidden="true">received</span>');
+      label += ", received";
     }
-    box.appendChild(button);
+    button.setAttribute("aria-label", label);
+    button.tabIndex = card === handFocus ? 0 : -1;
+    button.addEventListener("focus", () => { handFocus = card; });
+    const item = document.createElement("li");
+    item.appendChild(button);
+    box.appendChild(item);
+  }
+  if (hadFocus) {
+    const target = box.querySelector(`button[data-card="${handFocus}"]`);
+    if (target) target.focus();
   }
 }
+
+// The hand is one tab stop: arrows (and Home/End) move along it, Enter or Space plays or picks.
+$("hand").addEventListener("keydown", (event) => {
+  const buttons = [...$("hand").querySelectorAll("button.card")];
+  const index = buttons.indexOf(document.activeElement);
+  if (index < 0) return;
+  const moves = { ArrowRight: index + 1, ArrowDown: index + 1, ArrowLeft: index - 1, ArrowUp: index - 1,
+    Home: 0, End: buttons.length - 1 };
+  if (!(event.key in moves)) return;
+  event.preventDefault();
+  const next = buttons[Math.max(0, Math.min(buttons.length - 1, moves[event.key]))];
+  for (const button of buttons) button.tabIndex = button === next ? 0 : -1;
+  next.focus();
+});
+
+$("last-trick").addEventListener("click", () => {
+  showLast = !showLast;
+  render();
+});
 
 function togglePass(card) {
   if (selected.has(card)) selected.delete(card);
