@@ -60,7 +60,8 @@ def _boxes(page, selector) -> list[dict]:
 
 
 def _overlap(a, b) -> bool:
-    return a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"] and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
+    across = a["x"] < b["x"] + b["w"] and b["x"] < a["x"] + a["w"]
+    return across and a["y"] < b["y"] + b["h"] and b["y"] < a["y"] + a["h"]
 
 
 def _centre(box):
