@@ -161,6 +161,7 @@ def test_the_kitty_is_face_down_until_the_first_trick_then_face_up_with_who_took
     page.locator("#trick-log summary").click()
     assert "With the kitty" in first.inner_text()
     screenshot(page, "table-kitty-revealed")
+    assert _axe(page) == []  # a seated table with its kitty, log and hand
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
