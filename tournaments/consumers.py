@@ -28,7 +28,7 @@ from tournaments import eventstore, live, visibility
 from tournaments.feed import feed
 from tournaments.models import Game, Player
 from tournaments.services import games as game_services
-from tournaments.services import presence
+from tournaments.services import presence, watchers
 from tournaments.services.tickets import ws_ticket_redeem
 from tournaments.visibility import ViewerKind, visible_event
 
@@ -109,6 +109,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.in_group = True
         await self.accept()
         await self._seat_taken(self.seat)
+        await self._watch(self.seat is None)
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
@@ -133,6 +134,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return  # refused: nothing was joined or recorded
         await self.channel_layer.group_discard(live.group_name(self.game_id), self.channel_name)
         await self._seat_given_up()
+        await self._watch(False)
 
     async def _seat_taken(self, seat: int | None) -> None:
         """This connection plays for ``seat`` from now on: record it (presence, heartbeats)."""
@@ -194,6 +196,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             # Group messages are delivered at most once: a ping also sends anything a lost
             # notification held back, so a quiet client is never stuck behind the table.
             await self.catch_up(self.sent_seq)
+            if getattr(self, "watching", False):  # still here: keep the spectators entry from lapsing
+                await database_sync_to_async(watchers.watcher_seen)(
+                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
             await self.send_json({"type": "pong", "seq": self.sent_seq})
         elif kind == "resume":
             after = frame.get("after")
@@ -271,6 +276,33 @@ class GameConsumer(AsyncWebsocketConsumer):
         async with self.send_lock:
             seat = await database_sync_to_async(self._current_seat)()
             await self._seat_changed(seat, "seats_changed")
+
+    async def game_rematch(self, message):
+        """Group message: the finished game's players are offered a new table (an id, no game data)."""
+        await self.send_json({"type": "rematch", "game": message["rematch"], "seq": self.sent_seq})
+
+    async def game_watchers(self, message):
+        """Group message: who watches the table now, names only."""
+        await self.send_json({"type": "spectators", "names": message["names"], "anonymous": message["anonymous"],
+                              "seq": self.sent_seq})
+
+    async def _watch(self, watching: bool) -> None:
+        """Enter or leave the table's spectators list (an unseated connection is on it), and tell
+        the table when that changes it."""
+        was, self.watching = getattr(self, "watching", False), watching
+        if watching == was:
+            return
+        if watching:
+            summary = await database_sync_to_async(watchers.watcher_seen)(
+                game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+        else:
+            summary = await database_sync_to_async(watchers.watcher_gone)(
+                game_id=self.game_id, connection_id=self.connection_id)
+        await self.channel_layer.group_send(live.group_name(self.game_id),
+                                            {"type": "game.watchers", "game": self.game_id, **summary})
+
+    def _watcher_name(self) -> str:
+        return self.player.display_name if self.player is not None else ""
 
     async def catch_up(self, after: int, restart: bool = False, at_least: int | None = None):
         """Send every event after ``after`` and the current state. ``at_least``: the seq the
@@ -363,6 +395,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         await self._seat_given_up()
         await self._seat_taken(seat)
+        await self._watch(seat is None)
         await self.send_json({"type": "seat", "seat": seat, "seq": self.sent_seq, "reason": reason})
         if seat is None and self.sealed and self.unseated_kind != ViewerKind.STAFF:
             await self.error("hidden_until_round_over", "You no longer sit at this table, which plays deals "

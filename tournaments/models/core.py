@@ -132,6 +132,9 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="rematch", help_text="the finished game whose players "
+                                      "were offered this table to play again (one per game)")
     followups_done_at = models.DateTimeField(
         null=True, blank=True, help_text="when the finished-game hooks (ratings, tournament rounds) completed")
 
