@@ -270,3 +270,72 @@ def test_axe_finds_no_serious_or_critical_violation(page):
     if rules.status == 200:  # the rules page, where this branch has it
         page.goto("/rules/")
         assert _axe(page) == []
+
+
+def _play_to_the_end(page):
+    while page.locator("#table").get_attribute("data-status") != "finished":
+        page.wait_for_function("""() => {
+            const t = document.querySelector('#table');
+            return t.dataset.status === 'finished' || (t.dataset.myTurn === 'true' && t.dataset.pending === 'false');
+        }""", timeout=60000)
+        if page.locator("#table").get_attribute("data-status") == "finished":
+            break
+        _play_a_legal_card(page)
+
+
+def test_spectators_are_listed_and_the_same_players_play_again(browser, live_server_url, page):
+    def context():
+        return browser.new_context(base_url=live_server_url["url"], viewport={"width": 1100, "height": 900})
+
+    game_id = _new_table(page, {"players": 3, "passing": "off", "end_score": 1},
+                         [{"kind": "me"}, {"kind": "open"}, {"kind": "cpu", "bot": "rule"}])
+    other_context, fan_context, anonymous_context = context(), context(), context()
+    try:
+        other = other_context.new_page()
+        other.goto(f"/tables/{game_id}/")  # watching first: no account yet
+        other.get_by_role("button", name="Sit here").click()  # sitting down makes a guest
+        other.wait_for_function("document.querySelector('#table').dataset.seat === '1'")
+        other.get_by_role("button", name="Not now").click()
+        # the second player leaves at once: a CPU plays their seat
+        other.get_by_role("button", name="Leave table").click()
+        other.get_by_role("button", name="Yes, leave").click()
+        other.wait_for_url(re.compile(r"/\?left=\d+$"))
+
+        fan = fan_context.new_page()
+        fan.goto("/")
+        fan.evaluate("""async () => {
+            const m = await import('/static/web/api.js');
+            await m.ensureSession();
+            await m.api('/api/players/me/', {method: 'PATCH', body: {display_name: 'Watcher Wu'}});
+        }""")
+        fan.goto(f"/tables/{game_id}/")
+        anonymous = anonymous_context.new_page()
+        anonymous.goto(f"/tables/{game_id}/")
+        spectators = page.locator("#spectators")
+        page.wait_for_function("document.querySelector('#spectators').dataset.count === '2'")
+        assert spectators.inner_text() == "Watching: Watcher Wu, 1 without an account"
+        screenshot(page, "table-spectators")
+        anonymous_context.close()
+        page.wait_for_function("document.querySelector('#spectators').dataset.count === '1'")
+
+        _play_to_the_end(page)
+        other.goto(f"/tables/{game_id}/")  # back at the finished table
+        other.wait_for_function("document.querySelector('#table').dataset.status === 'finished'")
+        assert other.get_by_role("button", name="Play again").is_visible()
+        assert fan.get_by_role("button", name="Play again").count() == 0  # a spectator is not offered it
+        page.get_by_role("button", name="Play again").click()
+        page.wait_for_url(lambda url: re.search(r"/tables/\d+/$", url) and f"/tables/{game_id}/" not in url)
+        rematch = int(page.locator("#table").get_attribute("data-game"))
+        assert rematch != game_id
+        page.wait_for_function("document.querySelector('#seating').textContent.includes('held for')")
+        # the other player's page is told (socket push) and offers the new table
+        other.get_by_role("button", name="Join the new table").click()
+        other.wait_for_url(f"**/tables/{rematch}/")
+        for each in (page, other):
+            each.wait_for_function("document.querySelector('#table').dataset.status === 'active'")
+        assert other.locator("#table").get_attribute("data-seat") == "1"
+        fan.wait_for_function("document.querySelector('#after-game a[href^=\"/tables/\"]') !== null")
+        screenshot(page, "table-played-again")
+    finally:
+        for each in (other_context, fan_context):
+            each.close()

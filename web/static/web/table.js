@@ -142,6 +142,16 @@ function onFrame(frame) {
       root.dataset.pending = "false";
       selected = new Set();
       break;
+    case "rematch": // the players of this finished game are offered a new table
+      refreshDetail().then(() => {
+        const text = mySeat !== null ? "A new table is offered: join it to play again." : "The players start a new table.";
+        toast(text);
+        announce(text);
+      }).catch(() => {});
+      break;
+    case "spectators":
+      renderSpectators(frame);
+      break;
     case "error":
       pending = false;
       root.dataset.pending = "false";
@@ -306,10 +316,15 @@ function renderSeating() {
   }
   box.hidden = false;
   const seated = mySeat !== null;
-  box.innerHTML = `<h2>Seats</h2><ul class="games">${game.seats.map((s) => `<li class="game-row">
-      <span>Seat ${s.seat + 1}: ${s.name ? esc(seatLabel(s)) : "<em>open</em>"}</span>
-      ${!s.name && !seated ? `<button type="button" class="primary" data-seat="${s.seat}">Sit here</button>` : ""}
-    </li>`).join("")}</ul>`;
+  const mine = me();
+  box.innerHTML = `<h2>Seats</h2><ul class="games">${game.seats.map((s) => {
+    const forMe = s.invited && mine && s.invited.player_id === mine.player_id;
+    const what = s.name ? esc(seatLabel(s)) : s.invited ? `<em>held for ${esc(s.invited.name)}</em>` : "<em>open</em>";
+    const sit = !s.name && !seated && (!s.invited || forMe);
+    return `<li class="game-row"><span>Seat ${s.seat + 1}: ${what}</span>
+      ${sit ? `<button type="button" class="primary" data-seat="${s.seat}">${forMe ? "Take your seat" : "Sit here"}</button>` : ""}
+    </li>`;
+  }).join("")}</ul>`;
 }
 
 function renderSeats(n) {
@@ -563,8 +578,53 @@ function renderScores(n) {
 }
 
 function renderAfterGame() {
-  $("after-game").innerHTML = game.status === "finished"
-    ? `<a class="button primary" href="/games/${gameId}/replay/">Watch the replay</a> <a class="button" href="/">Back to the tables</a>` : "";
+  const box = $("after-game");
+  if (game.status !== "finished") {
+    box.innerHTML = "";
+    return;
+  }
+  let again = "";
+  if (game.rematch && mySeat === null) {
+    again = `<a class="button" href="/tables/${game.rematch}/">Watch the new table</a>`;
+  } else if (mySeat !== null && !game.ranked && game.watchable) {
+    again = `<button type="button" id="play-again" class="primary">${game.rematch ? "Join the new table" : "Play again"}</button>`;
+  }
+  const key = `${again}|${game.rematch}`;
+  if (box.dataset.key === key) return; // keep focus on the button across renders
+  box.dataset.key = key;
+  box.innerHTML = `${again} <a class="button${again ? "" : " primary"}" href="/games/${gameId}/replay/">Watch the replay</a>
+    <a class="button" href="/">Back to the tables</a>
+    ${game.rematch && mySeat !== null ? '<span class="muted">The same players are invited to a new table.</span>' : ""}`;
+}
+
+// Play again: the first to ask makes the new table (the others are invited); the others join it.
+async function playAgain(button) {
+  button.disabled = true;
+  try {
+    await ensureSession();
+    const next = await api(`/api/games/${gameId}/rematch/`, { method: "POST", body: { device_id: deviceId() } });
+    window.location.assign(`/tables/${next.id}/`);
+  } catch (error) {
+    setError(error.message);
+    button.disabled = false;
+  }
+}
+
+$("after-game").addEventListener("click", (event) => {
+  const button = event.target.closest("#play-again");
+  if (button) playAgain(button);
+});
+
+// Who watches without a seat: names only, and a count of those without an account.
+function renderSpectators(list) {
+  const box = $("spectators");
+  const names = list.names || [];
+  const anonymous = list.anonymous || 0;
+  const parts = [...names.map(esc)];
+  if (anonymous) parts.push(`${anonymous} without an account`);
+  box.hidden = !parts.length;
+  box.innerHTML = parts.length ? `Watching: ${parts.join(", ")}` : "";
+  box.dataset.count = String(names.length + anonymous);
 }
 
 function tick() {
@@ -594,6 +654,7 @@ async function start() {
     return;
   }
   connect();
+  api(`/api/games/${gameId}/spectators/`).then(renderSpectators).catch(() => {});
   setInterval(tick, 250);
   setInterval(() => {
     if (game && game.status === "waiting") refreshDetail().catch(() => {});
