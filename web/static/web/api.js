@@ -98,14 +98,14 @@ function showWho() {
 }
 
 // The name panel (base.html): shown once to a new guest, and whenever "Change name" is pressed.
-export function askName() {
+export function askName({ focus = false } = {}) {
   const panel = document.getElementById("name-panel");
   if (!panel || !me()) return;
   panel.hidden = false;
   const input = panel.querySelector("input");
   input.value = document.body.dataset.guest === "true" && /^Guest /.test(me().display_name) ? "" : me().display_name;
   panel.querySelector(".error").textContent = "";
-  input.focus();
+  if (focus) input.focus(); // asked for; on a first visit the panel waits without taking the focus
 }
 
 async function saveName(event) {
@@ -135,7 +135,7 @@ function setUpNamePanel() {
     panel.hidden = true;
   });
   document.getElementById("who")?.addEventListener("click", (event) => {
-    if (event.target.closest("[data-rename]")) askName();
+    if (event.target.closest("[data-rename]")) askName({ focus: true });
   });
   // A guest made on an earlier page (e.g. the lobby's "Play against the CPU") is asked here.
   if (me() && document.body.dataset.guest === "true" && !localStorage.getItem(NAMED_KEY)) askName();
