@@ -467,6 +467,18 @@ class Match:
         if watch:
             assert audit.json()["ok"], audit.json()
         self.check(viewer, audit.json(), "audit", game=game)
+        # who watches: names only, and only where the table may be watched
+        spectators = viewer.api.get(f"{base}/spectators/")
+        assert spectators.status_code == (200 if watch else 403), spectators.content
+        if watch:
+            assert set(spectators.json()) == {"names", "anonymous"}
+        self.check(viewer, spectators.json(), "spectators", game=game)
+        # play again: refused before the end, to outsiders and for ranked or sealed games (a seated
+        # player's rematch is a new game, which this match does not follow)
+        if game.status != Game.Status.FINISHED or seat is None:
+            again = viewer.api.post(f"{base}/rematch/", {}, format="json")
+            assert again.status_code in (401, 403, 409), (viewer.label, again.content)
+            self.check(viewer, again.json(), "rematch refused", game=game)
         # a refused command: its error body
         bad = viewer.api.post(f"{base}/commands/", {"type": "play", "card": "ZZ", "command_id": "x"}, format="json")
         assert bad.status_code in (400, 401, 403, 409), bad.content
