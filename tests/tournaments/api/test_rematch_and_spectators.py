@@ -62,7 +62,7 @@ def test_cpu_seats_stay_cpus_of_the_same_strength():
 
 @pytest.mark.django_db
 def test_play_again_is_refused_to_outsiders_before_the_end_and_for_ranked_games():
-    game, people, clients = seated_table(players=3, rules={"end_score": 1, "leftover": "remove"})
+    game, _people, clients = seated_table(players=3, rules={"end_score": 1, "leftover": "remove"})
     response = clients[0].post(f"/api/games/{game.pk}/rematch/", {}, format="json")
     assert response.status_code == 409 and response.json()["code"] == "game_not_over"
     play_through_api(game, clients)
