@@ -169,6 +169,12 @@ export function seatLabel(entry) {
   return entry.cpu ? BOT_NAMES[entry.bot] || "CPU" : entry.name;
 }
 
+// A CPU player's stored name ("CPU (rule)") as the pages say it ("Medium CPU").
+export function cpuName(name) {
+  const found = /^CPU \((\w+)\)$/.exec(name || "");
+  return found && BOT_NAMES[found[1]] ? BOT_NAMES[found[1]] : name;
+}
+
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
   const names = Array.from({ length: count }, (_, seat) => {

@@ -109,7 +109,7 @@ function render(step) {
     const acting = view.to_act.includes(seat) && view.phase !== "game_over";
     div.className = `seat pos-${POSITIONS[n][seat]}${acting ? " acting" : ""}`;
     div.dataset.seat = String(seat);
-    div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))}${game.seats[seat] && game.seats[seat].cpu ? ' <span class="badge">CPU</span>' : ""}</div>
+    div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))}</div>
       <div class="seat-info"><span>hand ${view.points_taken[seat]}</span><span>total ${view.totals[seat]}</span></div>`;
     const cards = document.createElement("div");
     cards.className = "cards";

@@ -1,5 +1,5 @@
 // A tournament: standings, rounds and each round's tables, with links to every table's replay.
-import { api, esc, when } from "./api.js";
+import { api, cpuName, esc, when } from "./api.js";
 
 const root = document.getElementById("tournament");
 const id = Number(root.dataset.tournament);
@@ -24,7 +24,7 @@ function tablesList(tables) {
     const results = new Map((t.results || []).map((r) => [r.seat, r]));
     const seats = t.seats.map((s) => {
       const r = results.get(s.seat);
-      return `<a href="/players/${s.player_id}/">${esc(s.name)}</a>${s.cpu_fill ? " (CPU)" : ""}${r ? ` ${r.hearts_points} pts, ${num(r.table_points)} tp` : ""}`;
+      return `<a href="/players/${s.player_id}/">${esc(s.cpu_fill ? cpuName(s.name) : s.name)}</a>${r ? ` ${r.hearts_points} pts, ${num(r.table_points)} tp` : ""}`;
     }).join(" · ");
     const link = !t.game ? "" : t.status === "finished"
       ? `<a class="button" href="/games/${t.game}/replay/">Replay table ${t.number}</a>`
