@@ -203,6 +203,7 @@ def test_every_played_card_lies_in_front_of_its_player_at_three_widths(page, pla
 def test_a_whole_hand_played_with_the_keyboard_alone(page):
     _new_table(page, {"players": 4, "end_score": 100}, [{"kind": "me"}, *_cpus(3)])
     page.wait_for_function("document.querySelector('#table').dataset.canPass === 'true'")
+    assert page.get_by_role("button", name="Sound: off").get_attribute("aria-pressed") == "false"  # off by default
     for _ in range(60):  # Tab until the hand has focus: it is a single tab stop
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.closest('#hand') !== null"):

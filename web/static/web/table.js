@@ -163,6 +163,44 @@ function onFrame(frame) {
   }
 }
 
+// Sounds are off until asked for (a short tick per card, a higher one when it is your turn).
+const SOUND_KEY = "hearts.sound";
+let audio = null;
+
+function soundOn() {
+  return localStorage.getItem(SOUND_KEY) === "on";
+}
+
+function beep(frequency) {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = frequency;
+    gain.gain.setValueAtTime(0.05, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.08);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.09);
+  } catch {
+    // no audio here: stay silent
+  }
+}
+
+function renderSoundButton() {
+  const button = $("sound");
+  button.setAttribute("aria-pressed", String(soundOn()));
+  button.textContent = soundOn() ? "Sound: on" : "Sound: off";
+}
+
+$("sound").addEventListener("click", () => {
+  localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+  renderSoundButton();
+  beep(660);
+});
+renderSoundButton();
+
 // Plays and tricks are read out (aria-live) as they happen.
 function announce(text) {
   const box = $("announce");
@@ -176,6 +214,7 @@ function describeEvent(event) {
   const p = event.payload || {};
   if (event.type === "CardPlayed" && p.card) {
     announce(`${nameOf(p.seat)} played the ${cardLabel(p.card)}.`);
+    beep(440);
   } else if (event.type === "TrickTaken") {
     const kitty = p.kitty && p.kitty.length ? ` and the kitty, ${p.kitty.map(cardLabel).join(", ")}` : "";
     announce(`${nameOf(p.winner)} took trick ${p.trick_number}${kitty}: ${p.points} point${p.points === 1 ? "" : "s"}.`);
@@ -295,7 +334,9 @@ function render() {
   root.dataset.phase = phase;
   root.dataset.hand = String(state.hand_number);
   const myTurn = mySeat !== null && state.to_act.includes(mySeat);
-  root.dataset.myTurn = String(phase === "playing" && myTurn);
+  const turnNow = phase === "playing" && myTurn;
+  if (turnNow && root.dataset.myTurn !== "true") beep(880);
+  root.dataset.myTurn = String(turnNow);
   root.dataset.canPass = String(phase === "passing" && myTurn && !state.passed);
   renderTrick(n);
   renderSeats(n);
