@@ -197,8 +197,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             # notification held back, so a quiet client is never stuck behind the table.
             await self.catch_up(self.sent_seq)
             if getattr(self, "watching", False):  # still here: keep the spectators entry from lapsing
-                await database_sync_to_async(watchers.watcher_seen)(
-                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+                await self._still_watching()
             await self.send_json({"type": "pong", "seq": self.sent_seq})
         elif kind == "resume":
             after = frame.get("after")
@@ -292,14 +291,24 @@ class GameConsumer(AsyncWebsocketConsumer):
         was, self.watching = getattr(self, "watching", False), watching
         if watching == was:
             return
-        if watching:
-            summary = await database_sync_to_async(watchers.watcher_seen)(
+        try:  # best effort: the list is a courtesy, never a reason to drop a connection
+            if watching:
+                summary = await database_sync_to_async(watchers.watcher_seen)(
+                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+            else:
+                summary = await database_sync_to_async(watchers.watcher_gone)(
+                    game_id=self.game_id, connection_id=self.connection_id)
+            await self.channel_layer.group_send(live.group_name(self.game_id),
+                                                {"type": "game.watchers", "game": self.game_id, **summary})
+        except Exception:
+            log.exception("game %s: the spectators list could not be updated", self.game_id)
+
+    async def _still_watching(self) -> None:
+        try:
+            await database_sync_to_async(watchers.watcher_seen)(
                 game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
-        else:
-            summary = await database_sync_to_async(watchers.watcher_gone)(
-                game_id=self.game_id, connection_id=self.connection_id)
-        await self.channel_layer.group_send(live.group_name(self.game_id),
-                                            {"type": "game.watchers", "game": self.game_id, **summary})
+        except Exception:
+            log.exception("game %s: the spectators list could not be refreshed", self.game_id)
 
     def _watcher_name(self) -> str:
         return self.player.display_name if self.player is not None else ""

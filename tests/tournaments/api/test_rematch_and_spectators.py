@@ -120,3 +120,22 @@ async def test_spectators_are_listed_by_name_anonymous_ones_counted_and_players_
     await named.disconnect()
     await seated.disconnect()
     await asyncio.sleep(0)
+
+
+def test_a_watcher_whose_server_died_lapses_without_a_sweeper(monkeypatch):
+    from tournaments.services import watchers
+
+    cache.clear()
+    clock = [1000.0]
+    monkeypatch.setattr(watchers.time, "time", lambda: clock[0])
+    watchers.watcher_seen(game_id=7, connection_id="a", name="Ann")
+    watchers.watcher_seen(game_id=7, connection_id="b", name="")
+    watchers.watcher_seen(game_id=7, connection_id="c", name="ann")  # another tab, another case
+    listed = watchers.watchers_of(7)
+    assert sorted(listed["names"]) == ["Ann", "ann"] and listed["anonymous"] == 1
+    clock[0] += watchers.WATCHER_TTL - 1
+    watchers.watcher_seen(game_id=7, connection_id="a", name="Ann")  # a ping
+    clock[0] += 2  # b and c never pinged again (their process died)
+    assert watchers.watchers_of(7) == {"names": ["Ann"], "anonymous": 0}
+    assert watchers.watcher_gone(game_id=7, connection_id="a") == {"names": [], "anonymous": 0}
+    assert watchers.watchers_of(8) == {"names": [], "anonymous": 0}
