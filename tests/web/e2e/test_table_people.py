@@ -179,6 +179,12 @@ def test_every_played_card_lies_in_front_of_its_player_at_three_widths(page, pla
         page.locator("#last-trick").click()
     page.wait_for_function("(n) => document.querySelectorAll('#trick .card').length === n", arg=players)
     assert page.locator("#trick .card.led").count() == 1  # the trick's leader is marked
+    # a card arriving slides in, except for those who asked for less motion
+    animated = "(el) => { el.classList.add('arrive'); return getComputedStyle(el).animationName; }"
+    assert page.locator("#trick .card").first.evaluate(animated) == "arrive"
+    page.emulate_media(reduced_motion="reduce")
+    assert page.locator("#trick .card").first.evaluate(animated) == "none"
+    page.emulate_media(reduced_motion="no-preference")
     for width, height in [(1280, 900), (768, 1000), (390, 844)]:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(50)

@@ -405,7 +405,9 @@ function renderTrick(n) {
   let leader = state.leader;
   let caption = state.phase === "playing" ? `Trick ${state.trick_number}` : "";
   const last = state.tricks && state.tricks.length ? state.tricks[state.tricks.length - 1] : null;
+  let justTaken = false;
   if ((state.tricks || []).length !== tricksSeen) {
+    justTaken = (state.tricks || []).length === tricksSeen + 1;
     tricksSeen = (state.tricks || []).length;
     showLast = false; // a trick was just taken: it shows by itself until the next card
   }
@@ -431,6 +433,13 @@ function renderTrick(n) {
     span.style.setProperty("--cy", cy);
     span.dataset.seat = String(play.seat);
     if (!previous && !before.has(play.card)) span.classList.add("arrive");
+    if (previous && justTaken && !state.trick.length) {
+      // the trick slides a little toward whoever took it
+      const to = around((last.winner - reference + n) % n, n);
+      span.style.setProperty("--wx", to.cx);
+      span.style.setProperty("--wy", to.cy);
+      span.classList.add("to-winner");
+    }
     span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}${play.seat === leader ? " (led)" : ""}`);
     span.title = nameOf(play.seat) + (play.seat === leader ? " (led)" : "");
     box.appendChild(span);
