@@ -25,8 +25,11 @@ run: install
 test: install
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
+## The checks CI and the pre-commit hooks run: lint, format, import contracts.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: install
 	$(PY) -m engine.bench

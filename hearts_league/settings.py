@@ -323,6 +323,9 @@ HEARTS_CPU_DELAY = env.float("HEARTS_CPU_DELAY", default=0.6)  # seconds, so hum
 HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tests shorten turn times
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
+# A move whose game this process changed last is written in one guarded statement from the
+# cached state, row and seats, without a lock (PostgreSQL; tournaments.services.games).
+HEARTS_MOVES_ON_CACHE = env.bool("HEARTS_MOVES_ON_CACHE", default=True)
 # A server process holding WebSockets records a heartbeat this often; the sweeper drops the
 # connections of one silent for HEARTS_SERVER_DEAD_AFTER seconds (it died without closing them).
 HEARTS_SERVER_HEARTBEAT = env.float("HEARTS_SERVER_HEARTBEAT", default=10.0)
