@@ -19,4 +19,5 @@ urlpatterns = [
     path("web/session", views.session_from_token, name="session"),
     path("web/login", views.login_view, name="login"),
     path("web/logout", views.logout_view, name="logout"),
+    path("web/language", views.language, name="language"),
 ]

@@ -59,6 +59,8 @@ class Player(models.Model):
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
+    language = models.CharField(max_length=8, blank=True, default="",
+                                help_text="a code of settings.LANGUAGES; blank: the cookie or the browser decides")
     guest_device_hash = models.CharField(max_length=64, blank=True, db_index=True,
                                          help_text="sha256 of the device id a guest plays from")
     created_at = models.DateTimeField(auto_now_add=True)

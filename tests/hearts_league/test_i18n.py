@@ -1,0 +1,98 @@
+"""The site speaks the player's language: refusals keep their code and say it in Spanish."""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from hearts_league.asgi import application
+from hearts_league.i18n import localize
+from tests.factories import PlayerFactory
+from tests.tournaments.helpers import client_for, seated_table
+from tournaments.services.tickets import ws_ticket_issue
+
+SPANISH_LEAD = "La salida de la primera baza es con el 2♣."
+
+
+def _wrong_lead(clients, game_id):
+    view = clients[0].get(f"/api/games/{game_id}/").json()["state"]
+    leader = view["to_act"][0]
+    hand = clients[leader].get(f"/api/games/{game_id}/").json()["state"]["hand"]
+    return leader, next(card for card in hand if card != "2C")
+
+
+@pytest.mark.django_db
+def test_an_illegal_move_over_rest_answers_in_the_requests_language_with_the_same_code():
+    game, _, clients = seated_table(rules={"passing": "off"})
+    leader, wrong = _wrong_lead(clients, game.pk)
+    url = f"/api/games/{game.pk}/commands/"
+    english = clients[leader].post(url, {"type": "play", "card": wrong}, format="json")
+    spanish = clients[leader].post(url, {"type": "play", "card": wrong}, format="json", HTTP_ACCEPT_LANGUAGE="es-ES")
+    assert english.status_code == spanish.status_code == 400
+    assert english.json()["code"] == spanish.json()["code"] == "must_lead_two_of_clubs"
+    assert english.json()["detail"] == "The 2♣ must lead the first trick."
+    assert spanish.json()["detail"] == SPANISH_LEAD
+
+
+@pytest.mark.django_db
+def test_the_profile_language_beats_the_browsers_and_values_inside_messages_are_translated():
+    game, people, clients = seated_table(rules={"passing": "off"})
+    view = clients[0].get(f"/api/games/{game.pk}/").json()["state"]
+    other = (view["to_act"][0] + 1) % 4
+    people[other].language = "es"
+    people[other].save()
+    card = clients[other].get(f"/api/games/{game.pk}/").json()["state"]["hand"][0]
+    response = clients[other].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": card},
+                                   format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.json()["code"] == "not_your_turn"
+    assert response.json()["detail"].startswith("No es tu turno: ahora juega ")
+    assert localize("You must follow suit: play clubs.", "es") == "Debes seguir el palo: juega tréboles."
+    assert localize("These rules are not valid: players must be 3, 4 or 5", "es") == \
+        "Estas reglas no son válidas: players debe ser 3, 4 o 5"
+
+
+@pytest.mark.django_db
+def test_django_errors_outside_drf_answer_in_spanish_too(client):
+    response = client.get("/api/no-such-door/", HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 404
+    assert response.json() == {"code": "not_found", "detail": "No hay nada en esta dirección."}
+
+
+@pytest.mark.django_db
+def test_the_header_switch_is_remembered_by_cookie_and_kept_in_a_signed_in_profile():
+    player = PlayerFactory()
+    browser = client_for(player)
+    browser.force_login(player.user)
+    response = browser.post("/web/language", {"language": "es", "next": "/"})
+    assert response.status_code == 302
+    assert response.cookies["django_language"].value == "es"
+    player.refresh_from_db()
+    assert player.language == "es"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_illegal_move_over_the_socket_answers_in_spanish_with_the_same_code():
+    game, people, clients = await database_sync_to_async(seated_table)(rules={"passing": "off"})
+    leader, wrong = await database_sync_to_async(_wrong_lead)(clients, game.pk)
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[leader].user_id, game_id=game.pk)
+    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?ticket={ticket}", headers=[
+        (b"origin", b"http://localhost"), (b"host", b"localhost"), (b"accept-language", b"es-MX,es;q=0.9,en;q=0.5")])
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    await communicator.send_to(text_data=json.dumps({"type": "play", "card": wrong, "command_id": "c1"}))
+    while True:
+        frame = json.loads(await communicator.receive_from(timeout=5))
+        if frame["type"] == "error":
+            break
+    assert frame["code"] == "must_lead_two_of_clubs" and frame["command_id"] == "c1"
+    assert frame["detail"] == SPANISH_LEAD
+    await communicator.disconnect()
+
+
+def test_the_generated_message_list_is_current():
+    """A refusal added to the code without regenerating would never be translated."""
+    from hearts_league import i18n
+
+    assert i18n.GENERATED.read_text(encoding="utf-8") == i18n.render_generated(i18n.extract()), \
+        "run: python -m hearts_league.i18n, then make messages"
