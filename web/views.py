@@ -4,8 +4,9 @@ the REST API and the WebSocket protocol, exactly as any other client would."""
 from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views import i18n as django_i18n
@@ -14,8 +15,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
 from hearts_league.i18n import supported
+from engine import Rules
 from hearts_league.json_input import JSONInputError, parse_json
 from hearts_league.logins import lockout_message
+from web.rules import describe
 
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
@@ -57,6 +60,32 @@ def leaderboard(request):
 @ensure_csrf_cookie
 def player(request, player_id: int):
     return _page(request, "player.html", "player", player_id=player_id)
+
+
+@ensure_csrf_cookie
+def rules(request):
+    """The default rules, each option as a sentence, in the request's language."""
+    return _page(request, "rules.html", "rules", items=describe(Rules()), game_id=None)
+
+
+def reglas(request):
+    """``/reglas/``: the default rules in Spanish, whatever the browser asks for."""
+    with translation.override("es"):
+        response = rules(request)
+    response.headers["Content-Language"] = "es"
+    return response
+
+
+@ensure_csrf_cookie
+def table_rules(request, game_id: int):
+    """The rules in force at a table (no cards: the rules are fixed and public when it is made)."""
+    from tournaments.models import Game
+
+    row = Game.objects.filter(pk=game_id).values("rules", "hand_limit").first()
+    if row is None:
+        raise Http404
+    return _page(request, "rules.html", "rules", game_id=game_id,
+                 items=describe(Rules.from_dict(row["rules"]), hand_limit=row["hand_limit"]))
 
 
 def _me(user) -> dict:
