@@ -14,8 +14,8 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
-from hearts_league.i18n import supported
 from engine import Rules
+from hearts_league.i18n import supported
 from hearts_league.json_input import JSONInputError, parse_json
 from hearts_league.logins import lockout_message
 from web.rules import describe
