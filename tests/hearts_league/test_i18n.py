@@ -1,10 +1,14 @@
 """The site speaks the player's language: refusals keep their code and say it in Spanish."""
 
+import ast
+import gettext
 import json
+from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 
 from hearts_league.asgi import application
 from hearts_league.i18n import localize
@@ -96,3 +100,56 @@ def test_the_generated_message_list_is_current():
 
     assert i18n.GENERATED.read_text(encoding="utf-8") == i18n.render_generated(i18n.extract()), \
         "run: python -m hearts_league.i18n, then make messages"
+
+
+LOCALE = Path(__file__).resolve().parents[2] / "locale"
+
+
+def _po_entries(path: Path) -> list[tuple[str, list[str], bool]]:
+    """(msgid, msgstrs, fuzzy) of every entry but the header."""
+    entries = []
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        lines = block.strip().splitlines()
+        fuzzy = any(line.startswith("#,") and "fuzzy" in line for line in lines)
+        fields: dict[str, str] = {}
+        key = None
+        for line in lines:
+            if line.startswith(("msgctxt ", "msgid ", "msgid_plural ", "msgstr")):
+                key, _, rest = line.partition(" ")
+                fields[key] = ast.literal_eval(rest)
+            elif line.startswith('"') and key:
+                fields[key] += ast.literal_eval(line)
+        if fields.get("msgid"):
+            msgid = f"{fields['msgctxt']}\x04{fields['msgid']}" if "msgctxt" in fields else fields["msgid"]
+            entries.append((msgid, [v for k, v in fields.items() if k.startswith("msgstr")], fuzzy))
+    return entries
+
+
+CATALOGS = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
+
+
+def test_there_are_catalogs_for_every_language_but_english():
+    assert {path.parts[-3] for path in CATALOGS} == {code for code, _ in settings.LANGUAGES} - {"en"}
+    assert {path.name for path in CATALOGS} == {"django.po", "djangojs.po"}
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
+def test_every_message_is_translated_and_none_is_fuzzy(path):
+    entries = _po_entries(path)
+    assert len(entries) > 100
+    assert [msgid for msgid, strs, _ in entries if not all(strs)] == []
+    assert [msgid for msgid, _, fuzzy in entries if fuzzy] == []
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
+def test_the_committed_mo_file_is_the_compiled_po(path):
+    """The .mo files are committed (no gettext needed to run the site); `make messages` compiles
+    them. Reading the .mo back must give exactly the .po's translations."""
+    with path.with_suffix(".mo").open("rb") as handle:
+        compiled = gettext.GNUTranslations(handle)._catalog
+    expected = {}
+    for msgid, strs, _ in _po_entries(path):
+        if len(strs) == 1:
+            expected[msgid] = strs[0]
+    got = {key: value for key, value in compiled.items() if isinstance(key, str) and key}
+    assert got == expected, "run: make messages (the .mo is older than its .po)"
