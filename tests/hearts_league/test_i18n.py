@@ -153,3 +153,15 @@ def test_the_committed_mo_file_is_the_compiled_po(path):
             expected[msgid] = strs[0]
     got = {key: value for key, value in compiled.items() if isinstance(key, str) and key}
     assert got == expected, "run: make messages (the .mo is older than its .po)"
+
+
+@pytest.mark.django_db
+def test_pages_follow_the_profile_then_the_cookie_then_accept_language(client):
+    assert '<html lang="es">' in client.get("/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    client.cookies["django_language"] = "en"
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert '<html lang="en">' in page and "Play against the CPU" in page
+    player = PlayerFactory(language="es")
+    client.force_login(player.user)
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<html lang="es">' in page and "Jugar contra la CPU" in page
