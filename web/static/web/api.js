@@ -95,11 +95,21 @@ export function when(iso) {
   return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
 }
 
+const BOTS = { random: _("random"), rule: _("rule"), montecarlo: _("montecarlo") };
+
+// A seat's player's name; a CPU with its default name ("CPU (rule)") is named in the page's language.
+export function playerName(entry) {
+  if (entry && entry.cpu && entry.bot && entry.name === `CPU (${entry.bot})`) {
+    return fmt(_("CPU (%(kind)s)"), { kind: BOTS[entry.bot] || entry.bot });
+  }
+  return entry ? entry.name : "";
+}
+
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
   const names = Array.from({ length: count }, (_unused, seat) => {
     const entry = seats.find((s) => s.seat === seat);
-    return (entry && entry.name) || fmt(_("Seat %(number)s"), { number: seat + 1 });
+    return playerName(entry) || fmt(_("Seat %(number)s"), { number: seat + 1 });
   });
   return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
 }

@@ -1,11 +1,11 @@
-import { api, deviceId, ensureSession, esc, me, toast, when } from "./api.js";
+import { api, deviceId, ensureSession, esc, me, playerName, toast, when } from "./api.js";
 import { _, fmt } from "./i18n.js";
 
 const OPEN = () => `<em>${esc(_("open"))}</em>`;
 const muted = (text) => `<span class="muted">${esc(text)}</span>`;
 
 function seatsSummary(game) {
-  return game.seats.map((s) => (s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : OPEN())).join(", ");
+  return game.seats.map((s) => (s.name ? esc(playerName(s)) + (s.cpu && !s.bot ? " (CPU)" : "") : OPEN())).join(", ");
 }
 
 function rulesSummary(rules) {

@@ -1,7 +1,7 @@
 // The live table. Loads the game over REST, then follows it over the WebSocket protocol
 // (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
-import { api, deviceId, ensureSession, esc, seatNames, toast } from "./api.js";
+import { api, deviceId, ensureSession, esc, playerName, seatNames, toast } from "./api.js";
 import { cardButton, cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
 import { _, fmt, ngettext } from "./i18n.js";
 
@@ -221,7 +221,7 @@ function renderSeating() {
   box.hidden = false;
   const seated = mySeat !== null;
   box.innerHTML = `<h2>${esc(_("Seats"))}</h2><ul class="games">${game.seats.map((s) => `<li class="game-row">
-      <span>${esc(fmt(_("Seat %(number)s"), { number: s.seat + 1 }))}: ${s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : `<em>${esc(_("open"))}</em>`}</span>
+      <span>${esc(fmt(_("Seat %(number)s"), { number: s.seat + 1 }))}: ${s.name ? esc(playerName(s)) + (s.cpu && !s.bot ? " (CPU)" : "") : `<em>${esc(_("open"))}</em>`}</span>
       ${!s.name && !seated ? `<button type="button" class="primary" data-seat="${s.seat}">${esc(_("Sit here"))}</button>` : ""}
     </li>`).join("")}</ul>`;
 }
