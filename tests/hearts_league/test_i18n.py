@@ -54,6 +54,10 @@ def test_the_profile_language_beats_the_browsers_and_values_inside_messages_are_
     assert localize("You must follow suit: play clubs.", "es") == "Debes seguir el palo: juega tréboles."
     assert localize("These rules are not valid: players must be 3, 4 or 5", "es") == \
         "Estas reglas no son válidas: players debe ser 3, 4 o 5"
+    assert localize("You cannot play a card now: players are passing cards.", "es") == \
+        "No puedes jugar una carta ahora: los jugadores están pasando cartas."
+    assert localize("Seat 3 is taken.", "es") == "El asiento 3 está ocupado."
+    assert localize("A message nobody wrote.", "es") == "A message nobody wrote."
 
 
 @pytest.mark.django_db
