@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
     "ratings",
+    "analysis",
     "web",
 ]
 
@@ -238,6 +239,9 @@ if not REDIS_URL:
 # Without a broker, tasks run on a worker thread inside the web process (see hearts_league.celery).
 CELERY_EMBEDDED_WORKER = env.bool("CELERY_EMBEDDED_WORKER", default=not REDIS_URL)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="hearts")
+# post-game analyses (seconds of CPU per task): their own queue and workers keep them from delaying
+# CPU moves and turn timers; by default the same queue, so that one worker does everything
+CELERY_ANALYSIS_QUEUE = env.str("CELERY_ANALYSIS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 
 # --- Client input limits (docs/reliability.md, "Hostile input") ------------------------
 # Longest request body: Django refuses a longer form or body (RequestDataTooBig, answered 413
@@ -273,6 +277,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "auth": env.str("THROTTLE_AUTH", default="30/minute"),
         "commands": env.str("THROTTLE_COMMANDS", default="300/minute"),
+        "analysis": env.str("THROTTLE_ANALYSIS", default="10/hour"),  # POSTs that start an analysis
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -336,6 +341,9 @@ if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
         "connections could be dropped between two heartbeats")
 HEARTS_INVITATION_SECONDS = env.float("HEARTS_INVITATION_SECONDS", default=600.0)  # a seat held for an invitee
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
+# Post-game analysis (analysis app): fields over engine.analysis.DEFAULT_BUDGET, as JSON, e.g.
+# {"play_samples": 160}; an analysis keeps the budget it started with, so a rebuild is identical
+HEARTS_ANALYSIS_BUDGET = env.json("HEARTS_ANALYSIS_BUDGET", default={})
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
                                          "tournaments.services.competitions.competition_game_finished"]

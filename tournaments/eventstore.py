@@ -278,8 +278,10 @@ def read_engine_game(game: Game, reader, rows: list[GameEvent] | None = None):
     if hit:
         return value
     state = _state_of(game, rows)
+    # read before giving it back: once cached, a command may take it and move it on
+    value = reader(state)
     keep_engine_game(game, state)
-    return reader(state)
+    return value
 
 
 # --- audit ------------------------------------------------------------------------------------

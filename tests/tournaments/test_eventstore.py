@@ -169,6 +169,24 @@ def test_a_cached_state_that_does_not_chain_onto_the_log_is_rebuilt_not_moved_fo
     assert eventstore.engine_cache.take(game.pk)[0] == (game.seq, game.head_hash)
 
 
+def test_a_reader_that_missed_the_cache_reads_a_state_no_command_can_move_on_under_it():
+    """A connection building a frame from a state it rebuilt must see that state as of the
+    game row it read: a command in another thread that took the state while the frame was
+    being built would show a later position (a hand not dealt yet) under an older seq."""
+    game, people, _ = seated_table()
+    _play_commands(game, people, 5)
+    eventstore.engine_cache.clear()
+    taken_while_reading = []
+
+    def reader(state):
+        taken_while_reading.append(eventstore.engine_cache.take(game.pk))  # a command would start here
+        return state.view(0)
+
+    eventstore.read_engine_game(game, reader)
+    assert taken_while_reading == [None], "the state was back in the cache before it was read"
+    assert eventstore.engine_cache.take(game.pk)[0] == (game.seq, game.head_hash), "then it was cached"
+
+
 def test_seq_is_gap_free_and_unique_per_game():
     game, _, _ = seated_table()
     seqs = list(game.events.order_by("seq").values_list("seq", flat=True))

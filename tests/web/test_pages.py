@@ -14,7 +14,7 @@ PAGES = [
     ("/tables/7/", ['id="table"', 'data-game="7"', 'id="hand"', 'role="alert"', 'id="scores"',
                     "web/table.js"]),
     ("/games/7/replay/", ['id="replay"', 'data-game="7"', 'aria-label="Next event"', 'id="hand-select"',
-                          "web/replay.js"]),
+                          "web/replay.js", 'id="analysis"', "web/analysis.js"]),
     ("/tournaments/", ['id="tournaments"', "web/tournaments.js"]),
     ("/tournaments/3/", ['data-tournament="3"', 'id="standings"', 'id="rounds"', "web/tournament.js"]),
     ("/leaderboard/", ['id="leaderboard"', 'id="pool"', "web/leaderboard.js"]),
@@ -35,7 +35,7 @@ def test_each_page_renders_its_shell(client, url, needles):
     assert "csrftoken" in response.cookies  # the scripts send it back on writes
 
 
-@pytest.mark.parametrize("asset", ["site.css", "api.js", "cards.js", "lobby.js", "table.js", "replay.js",
+@pytest.mark.parametrize("asset", ["site.css", "api.js", "cards.js", "lobby.js", "table.js", "replay.js", "analysis.js",
                                    "tournaments.js", "tournament.js", "leaderboard.js", "player.js"])
 def test_static_files_are_found(asset):
     from django.contrib.staticfiles import finders

@@ -166,3 +166,30 @@ def test_tournament_leaderboard_and_player_pages(page, live_server_url):
     screenshot(page, "leaderboard")
     page.unroute(re.compile(r".*/api/leaderboard.*"))
     assert not page.console_errors, page.console_errors
+
+
+def test_an_analysed_replay_shows_each_decision_s_class_the_better_card_and_the_seats(page):
+    game_id = _finished_cpu_game(page)
+    page.goto(f"/games/{game_id}/replay/")
+    page.wait_for_selector("#replay[data-at]:not([data-at=''])")
+    start = page.get_by_role("button", name="Analyse this game")
+    start.click()  # the embedded worker reviews it; the page polls its progress
+    page.wait_for_selector("#analysis[data-state='done']", timeout=120_000)
+    assert page.locator("#analysis-progress").is_hidden()
+    assert page.locator("#analysis-summary tbody tr").count() == 4
+    assert page.locator("#analysis-chart svg g[data-seat]").count() >= 1
+    body = page.request.get(f"/api/games/{game_id}/analysis").json()
+    assert body["status"] == "done" and len(body["decisions"]) == body["decisions_total"]
+    # the step of a decision says its class (and, if it was not the best, the better option)
+    decision = next((d for d in body["decisions"] if d["grade"] != "good"), body["decisions"][-1])
+    page.goto(f"/games/{game_id}/replay/?at={decision['seq']}")
+    _wait_at(page, decision["seq"])
+    page.wait_for_selector("#analysis[data-state='done']")
+    step = page.locator("#analysis-step")
+    assert decision["grade"] in step.inner_text()
+    if decision["grade"] != "good":
+        assert "Better:" in step.inner_text()
+        flagged = page.locator(f"#analysis-flagged tr[data-seq='{decision['seq']}']")
+        assert flagged.count() == 1
+    screenshot(page, "replay-analysis")
+    assert not page.console_errors, page.console_errors
