@@ -158,4 +158,7 @@ MESSAGES = (
     gettext_noop('You are playing game {playing}: finish it first.'),
     gettext_noop('You are not waiting for a ranked game.'),
     gettext_noop('Your ranked game {entry.game_id} has started.'),
+    gettext_noop('Only finished games can be analysed: analysing a live game would show its players what they may not know.'),
+    gettext_noop('Only finished games can be analysed.'),
+    gettext_noop("This game's deals are still being played at other tables: it can be analysed once the round is over."),
 )

@@ -142,7 +142,7 @@ def _patterns() -> list[tuple[re.Pattern, str, list[str]]]:
 # --- extraction: ``python -m hearts_league.i18n`` rewrites hearts_league/error_messages.py ------
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("engine", "hearts_league", "tournaments", "ratings", "web")
+SOURCES = ("engine", "hearts_league", "tournaments", "ratings", "web", "analysis")
 # callee name -> index of the message argument
 CALLS = {"DomainError": 1, "IllegalMove": 1, "error_response": 2, "JSONInputError": 1, "JSONRefused": 1,
          "error": 1, "_refuse": 2, "localize": 0}
