@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint bench
+.PHONY: install run test lint bench messages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,3 +33,12 @@ lint: install
 
 bench: install
 	$(PY) -m engine.bench
+
+## Translations: refresh the message list and the catalogs, then compile them (commit the .po and
+## .mo files; tests/hearts_league/test_i18n.py checks the .mo match). Needs gettext's msgfmt.
+messages: install
+	command -v msgfmt >/dev/null || (apt-get update -qq && apt-get install -y -qq gettext)
+	$(PY) -m hearts_league.i18n
+	$(PY) manage.py makemessages --all --no-obsolete --ignore=.venv --ignore=tests --ignore=bench --ignore='*/migrations/*'
+	$(PY) manage.py makemessages --all --no-obsolete -d djangojs --ignore=.venv --ignore=staticfiles --ignore=tests
+	$(PY) manage.py compilemessages --ignore=.venv

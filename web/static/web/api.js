@@ -2,6 +2,8 @@
 // goes back in X-CSRFToken on every write. A visitor without an account becomes a guest bound
 // to this device (POST /api/auth/guest), then /web/session logs the browser's session in.
 
+import { _, fmt, lang } from "./i18n.js";
+
 const DEVICE_KEY = "hearts.device_id";
 
 export function deviceId() {
@@ -22,7 +24,7 @@ function cookie(name) {
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && (body.detail || body.message)) || `Request failed (${status})`);
+    super((body && (body.detail || body.message)) || fmt(_("Request failed (%(status)s)"), { status }));
     this.status = status;
     this.body = body || {};
     this.code = this.body.code || this.body.error || String(status);
@@ -71,7 +73,7 @@ export async function ensureSession() {
   document.body.dataset.playerId = session.player_id;
   document.body.dataset.playerName = session.display_name;
   const who = document.getElementById("who");
-  if (who) who.innerHTML = `<a href="/players/${session.player_id}/">${esc(session.display_name)}</a> <span class="badge">guest</span>`;
+  if (who) who.innerHTML = `<a href="/players/${session.player_id}/">${esc(session.display_name)}</a> <span class="badge">${esc(_("guest"))}</span>`;
   return { player_id: session.player_id, display_name: session.display_name };
 }
 
@@ -90,14 +92,24 @@ export function toast(message) {
 
 export function when(iso) {
   if (!iso) return "";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+}
+
+const BOTS = { random: _("random"), rule: _("rule"), montecarlo: _("montecarlo") };
+
+// A seat's player's name; a CPU with its default name ("CPU (rule)") is named in the page's language.
+export function playerName(entry) {
+  if (entry && entry.cpu && entry.bot && entry.name === `CPU (${entry.bot})`) {
+    return fmt(_("CPU (%(kind)s)"), { kind: BOTS[entry.bot] || entry.bot });
+  }
+  return entry ? entry.name : "";
 }
 
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
-  const names = Array.from({ length: count }, (_, seat) => {
+  const names = Array.from({ length: count }, (_unused, seat) => {
     const entry = seats.find((s) => s.seat === seat);
-    return (entry && entry.name) || `Seat ${seat + 1}`;
+    return playerName(entry) || fmt(_("Seat %(number)s"), { number: seat + 1 });
   });
   return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
 }

@@ -1,14 +1,15 @@
 // The live table. Loads the game over REST, then follows it over the WebSocket protocol
 // (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
-import { api, deviceId, ensureSession, esc, seatNames, toast } from "./api.js";
+import { api, deviceId, ensureSession, esc, playerName, seatNames, toast } from "./api.js";
 import { cardButton, cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
+import { _, fmt, ngettext } from "./i18n.js";
 
 const root = document.getElementById("table");
 const gameId = Number(root.dataset.game);
 const $ = (id) => document.getElementById(id);
 
-const PASS_WORDS = { left: "to the left", right: "to the right", across: "across", none: "" };
+const PASS_WORDS = { left: _("to the left"), right: _("to the right"), across: _("across"), none: "" };
 const POSITIONS = {
   3: ["bottom", "left", "right"],
   4: ["bottom", "left", "top", "right"],
@@ -29,8 +30,8 @@ let pingTimer = null;
 let commandCounter = 0;
 
 function nameOf(seat) {
-  if (seat === mySeat) return "You";
-  return game ? seatNames(game.seats, game.players)[seat] : `Seat ${seat + 1}`;
+  if (seat === mySeat) return _("You");
+  return game ? seatNames(game.seats, game.players)[seat] : fmt(_("Seat %(number)s"), { number: seat + 1 });
 }
 
 function setError(message) {
@@ -51,10 +52,10 @@ function connect() {
   const url = `${scheme}://${location.host}/ws/games/${gameId}/?after=${lastSeq}&device_id=${encodeURIComponent(deviceId())}`;
   const ws = new WebSocket(url);
   socket = ws;
-  setConnection("connecting", retry ? "Reconnecting…" : "Connecting…");
+  setConnection("connecting", retry ? _("Reconnecting…") : _("Connecting…"));
   ws.addEventListener("open", () => {
     retry = 0;
-    setConnection("open", "Connected");
+    setConnection("open", _("Connected"));
     clearInterval(pingTimer);
     pingTimer = setInterval(() => send({ type: "ping" }), 20000);
   });
@@ -64,27 +65,27 @@ function connect() {
     clearInterval(pingTimer);
     pending = false;
     if (event.code === 4401) {
-      setConnection("closed", "Not signed in: reload the page to sit down as a guest.");
+      setConnection("closed", _("Not signed in: reload the page to sit down as a guest."));
       return;
     }
     if (event.code === 4404) {
-      setConnection("closed", "There is no such game.");
+      setConnection("closed", _("There is no such game."));
       return;
     }
     if (event.code === 4403) {
-      setConnection("closed", "This table cannot be watched until its round is over.");
+      setConnection("closed", _("This table cannot be watched until its round is over."));
       return;
     }
     const wait = Math.min(5000, 500 * 2 ** retry);
     retry += 1;
-    setConnection("closed", `Connection lost, reconnecting in ${Math.round(wait / 100) / 10} s…`);
+    setConnection("closed", fmt(_("Connection lost, reconnecting in %(seconds)s s…"), { seconds: Math.round(wait / 100) / 10 }));
     reconnectTimer = setTimeout(connect, wait);
   });
 }
 
 function send(frame) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
-    setError("Not connected: your move was not sent. Reconnecting…");
+    setError(_("Not connected: your move was not sent. Reconnecting…"));
     return false;
   }
   socket.send(JSON.stringify(frame));
@@ -150,12 +151,12 @@ function onFrame(frame) {
 function describeEvent(event) {
   const p = event.payload || {};
   if (event.type === "HandScored") {
-    const mine = mySeat !== null ? ` You took ${p.points[mySeat]}.` : "";
-    toast(`Hand ${p.hand_number} scored.${mine}`);
+    const mine = mySeat !== null ? " " + fmt(_("You took %(points)s."), { points: p.points[mySeat] }) : "";
+    toast(fmt(_("Hand %(hand)s scored."), { hand: p.hand_number }) + mine);
   } else if (event.type === "SeatVacated" && p.seat !== undefined) {
-    toast(`${nameOf(p.seat)} left; a CPU plays that seat.`);
+    toast(fmt(_("%(name)s left; a CPU plays that seat."), { name: nameOf(p.seat) }));
   } else if (event.type === "GameEnded") {
-    toast("Game over.");
+    toast(_("Game over."));
   }
 }
 
@@ -193,7 +194,7 @@ function render() {
   root.dataset.seat = mySeat === null ? "" : String(mySeat);
   renderSeating();
   if (!state) {
-    $("status").textContent = game.status === "waiting" ? "Waiting for players to sit down." : "";
+    $("status").textContent = game.status === "waiting" ? _("Waiting for players to sit down.") : "";
     return;
   }
   const phase = state.phase;
@@ -219,9 +220,9 @@ function renderSeating() {
   }
   box.hidden = false;
   const seated = mySeat !== null;
-  box.innerHTML = `<h2>Seats</h2><ul class="games">${game.seats.map((s) => `<li class="game-row">
-      <span>Seat ${s.seat + 1}: ${s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : "<em>open</em>"}</span>
-      ${!s.name && !seated ? `<button type="button" class="primary" data-seat="${s.seat}">Sit here</button>` : ""}
+  box.innerHTML = `<h2>${esc(_("Seats"))}</h2><ul class="games">${game.seats.map((s) => `<li class="game-row">
+      <span>${esc(fmt(_("Seat %(number)s"), { number: s.seat + 1 }))}: ${s.name ? esc(playerName(s)) + (s.cpu && !s.bot ? " (CPU)" : "") : `<em>${esc(_("open"))}</em>`}</span>
+      ${!s.name && !seated ? `<button type="button" class="primary" data-seat="${s.seat}">${esc(_("Sit here"))}</button>` : ""}
     </li>`).join("")}</ul>`;
 }
 
@@ -239,14 +240,16 @@ function renderSeats(n) {
     div.dataset.seat = String(seat);
     const badges = [
       entry.cpu ? '<span class="badge">CPU</span>' : "",
-      entry.away ? '<span class="badge warn">away</span>' : "",
-      seat === state.dealer ? '<span class="badge">dealer</span>' : "",
+      entry.away ? `<span class="badge warn">${esc(_("away"))}</span>` : "",
+      seat === state.dealer ? `<span class="badge">${esc(_("dealer"))}</span>` : "",
     ].join(" ");
     div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))} ${badges}</div>
-      <div class="seat-info"><span>${state.hand_counts[seat]} cards</span>
-      <span>hand ${state.points_taken[seat]}</span><span>total ${state.totals[seat]}</span></div>
-      ${acting ? `<div class="to-play">${state.phase === "passing" ? "choosing cards" : "to play"}</div>` : ""}`;
-    div.setAttribute("aria-label", `${nameOf(seat)}: ${state.hand_counts[seat]} cards, ${state.points_taken[seat]} points this hand, ${state.totals[seat]} in total${acting ? ", to play" : ""}`);
+      <div class="seat-info"><span>${esc(fmt(ngettext("%(count)s card", "%(count)s cards", state.hand_counts[seat]), { count: state.hand_counts[seat] }))}</span>
+      <span>${esc(fmt(_("hand %(points)s"), { points: state.points_taken[seat] }))}</span><span>${esc(fmt(_("total %(points)s"), { points: state.totals[seat] }))}</span></div>
+      ${acting ? `<div class="to-play">${esc(state.phase === "passing" ? _("choosing cards") : _("to play"))}</div>` : ""}`;
+    div.setAttribute("aria-label", fmt(acting ? _("%(name)s: %(cards)s cards, %(hand)s points this hand, %(total)s in total, to play")
+      : _("%(name)s: %(cards)s cards, %(hand)s points this hand, %(total)s in total"), {
+      name: nameOf(seat), cards: state.hand_counts[seat], hand: state.points_taken[seat], total: state.totals[seat] }));
     box.appendChild(div);
   }
 }
@@ -256,16 +259,17 @@ function renderTrick(n) {
   box.innerHTML = "";
   const reference = mySeat === null ? 0 : mySeat;
   let cards = state.trick;
-  let caption = state.phase === "playing" ? `Trick ${state.trick_number}` : "";
+  let caption = state.phase === "playing" ? fmt(_("Trick %(number)s"), { number: state.trick_number }) : "";
   if (!cards.length && state.tricks && state.tricks.length) {
     const last = state.tricks[state.tricks.length - 1];
     cards = last.cards;
-    caption = `Last trick: ${nameOf(last.winner)} took ${last.points} point${last.points === 1 ? "" : "s"}`;
+    caption = fmt(ngettext("Last trick: %(name)s took %(points)s point", "Last trick: %(name)s took %(points)s points",
+      last.points), { name: nameOf(last.winner), points: last.points });
     box.classList.add("previous");
   } else {
     box.classList.remove("previous");
   }
-  $("trick-caption").textContent = caption + (state.hearts_broken ? " · hearts broken" : "");
+  $("trick-caption").textContent = caption + (state.hearts_broken ? ` · ${_("hearts broken")}` : "");
   for (const play of cards) {
     const span = cardSpan(play.card, `at-${POSITIONS[n][(play.seat - reference + n) % n]}`);
     span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}`);
@@ -278,7 +282,7 @@ function renderHand(phase, myTurn) {
   const box = $("hand");
   box.innerHTML = "";
   if (mySeat === null) {
-    box.innerHTML = '<p class="muted">You are watching this table.</p>';
+    box.innerHTML = `<p class="muted">${esc(_("You are watching this table."))}</p>`;
     return;
   }
   const passed = new Set(phase === "passing" && state.passed ? state.passed : []);
@@ -294,15 +298,15 @@ function renderHand(phase, myTurn) {
     } else if (phase === "playing" && myTurn) {
       const ok = legal.has(card);
       button.classList.add(ok ? "legal" : "illegal");
-      if (!ok) button.setAttribute("aria-label", `${cardLabel(card)} (not playable now)`);
+      if (!ok) button.setAttribute("aria-label", fmt(_("%(card)s (not playable now)"), { card: cardLabel(card) }));
       button.addEventListener("click", () => command({ type: "play", card }));
     } else {
       button.classList.add("idle");
-      button.addEventListener("click", () => setError(phase === "playing" ? "It is not your turn yet." : "Not now."));
+      button.addEventListener("click", () => setError(phase === "playing" ? _("It is not your turn yet.") : _("Not now.")));
     }
     if (received.has(card)) {
       button.classList.add("received");
-      button.setAttribute("aria-label", `${button.getAttribute("aria-label")}, received`);
+      button.setAttribute("aria-label", fmt(_("%(card)s, received"), { card: button.getAttribute("aria-label") }));
     }
     box.appendChild(button);
   }
@@ -312,7 +316,7 @@ function togglePass(card) {
   if (selected.has(card)) selected.delete(card);
   else if (selected.size < 3) selected.add(card);
   else {
-    setError("You pass exactly three cards: unselect one first.");
+    setError(_("You pass exactly three cards: unselect one first."));
     return;
   }
   setError("");
@@ -328,12 +332,13 @@ function renderActions(phase, myTurn) {
     button.className = "primary";
     button.id = "pass-button";
     button.disabled = selected.size !== 3;
-    button.textContent = `Pass ${[...selected].map(cardFace).join(" ") || "3 cards"} to ${nameOf(state.passed_to)}`;
+    button.textContent = fmt(_("Pass %(cards)s to %(name)s"), {
+      cards: [...selected].map(cardFace).join(" ") || _("3 cards"), name: nameOf(state.passed_to) });
     button.addEventListener("click", () => command({ type: "pass", cards: [...selected] }));
     box.appendChild(button);
   }
   if (phase === "moon_choice" && state.moon && state.moon.shooter === mySeat) {
-    for (const [choice, text] of [["add_to_others", "Add 26 to everyone else"], ["subtract_from_self", "Take 26 off my score"]]) {
+    for (const [choice, text] of [["add_to_others", _("Add 26 to everyone else")], ["subtract_from_self", _("Take 26 off my score")]]) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "primary";
@@ -346,38 +351,47 @@ function renderActions(phase, myTurn) {
 
 function renderStatus(phase, myTurn) {
   const text = (() => {
-    if (phase === "game_over") return state.winner !== null ? `Game over: ${nameOf(state.winner)} won.` : "Game over.";
+    if (phase === "game_over") {
+      return state.winner !== null ? fmt(_("Game over: %(name)s won."), { name: nameOf(state.winner) }) : _("Game over.");
+    }
     if (phase === "passing") {
-      if (mySeat === null) return `Hand ${state.hand_number}: the players are passing cards.`;
-      if (state.passed) return `You passed ${state.passed.map(cardFace).join(" ")} to ${nameOf(state.passed_to)}. Waiting for the others.`;
-      return `Hand ${state.hand_number}: choose three cards to pass ${PASS_WORDS[state.pass_direction] || ""} to ${nameOf(state.passed_to)}.`;
+      const hand = state.hand_number;
+      if (mySeat === null) return fmt(_("Hand %(hand)s: the players are passing cards."), { hand });
+      if (state.passed) {
+        return fmt(_("You passed %(cards)s to %(name)s. Waiting for the others."), {
+          cards: state.passed.map(cardFace).join(" "), name: nameOf(state.passed_to) });
+      }
+      return fmt(_("Hand %(hand)s: choose three cards to pass %(direction)s to %(name)s."), {
+        hand, direction: PASS_WORDS[state.pass_direction] || "", name: nameOf(state.passed_to) });
     }
     if (phase === "moon_choice") {
-      return state.moon.shooter === mySeat ? "You shot the moon! Choose how to score it." : `${nameOf(state.moon.shooter)} shot the moon and is choosing.`;
+      return state.moon.shooter === mySeat ? _("You shot the moon! Choose how to score it.")
+        : fmt(_("%(name)s shot the moon and is choosing."), { name: nameOf(state.moon.shooter) });
     }
     const received = state.received && !state.tricks.length
-      ? ` You received ${state.received.map(cardFace).join(" ")} from ${nameOf(state.received_from)}.` : "";
-    if (myTurn) return `Your turn: play a highlighted card.${received}`;
-    return `${nameOf(state.to_act[0])} to play.${received}`;
+      ? " " + fmt(_("You received %(cards)s from %(name)s."), {
+        cards: state.received.map(cardFace).join(" "), name: nameOf(state.received_from) }) : "";
+    if (myTurn) return _("Your turn: play a highlighted card.") + received;
+    return fmt(_("%(name)s to play."), { name: nameOf(state.to_act[0]) }) + received;
   })();
   $("status").textContent = text;
 }
 
 function renderScores(n) {
-  const names = Array.from({ length: n }, (_, seat) => nameOf(seat));
-  const rows = state.hand_scores.map((h) => `<tr><th scope="row">Hand ${h.hand_number}</th>${h.points.map((p, seat) =>
-    `<td>${p}${h.shooter === seat ? ' <span class="badge">moon</span>' : ""}</td>`).join("")}</tr>`).join("");
+  const names = Array.from({ length: n }, (_unused, seat) => nameOf(seat));
+  const rows = state.hand_scores.map((h) => `<tr><th scope="row">${esc(fmt(_("Hand %(hand)s"), { hand: h.hand_number }))}</th>${h.points.map((p, seat) =>
+    `<td>${p}${h.shooter === seat ? ` <span class="badge">${esc(_("moon"))}</span>` : ""}</td>`).join("")}</tr>`).join("");
   const current = state.phase === "playing" || state.phase === "passing"
-    ? `<tr class="current"><th scope="row">Hand ${state.hand_number} so far</th>${state.points_taken.map((p) => `<td>${p}</td>`).join("")}</tr>` : "";
-  $("scores").innerHTML = `<div class="scroll"><table class="scores"><caption class="visually-hidden">Points per hand and totals</caption>
-    <thead><tr><th scope="col">Hand</th>${names.map((name, seat) => `<th scope="col"${seat === state.winner ? ' class="winner"' : ""}>${esc(name)}</th>`).join("")}</tr></thead>
+    ? `<tr class="current"><th scope="row">${esc(fmt(_("Hand %(hand)s so far"), { hand: state.hand_number }))}</th>${state.points_taken.map((p) => `<td>${p}</td>`).join("")}</tr>` : "";
+  $("scores").innerHTML = `<div class="scroll"><table class="scores"><caption class="visually-hidden">${esc(_("Points per hand and totals"))}</caption>
+    <thead><tr><th scope="col">${esc(_("Hand"))}</th>${names.map((name, seat) => `<th scope="col"${seat === state.winner ? ' class="winner"' : ""}>${esc(name)}</th>`).join("")}</tr></thead>
     <tbody>${rows}${current}</tbody>
-    <tfoot><tr><th scope="row">Total (to ${state.rules.end_score})</th>${state.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
+    <tfoot><tr><th scope="row">${esc(fmt(_("Total (to %(score)s)"), { score: state.rules.end_score }))}</th>${state.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
 }
 
 function renderAfterGame() {
   $("after-game").innerHTML = game.status === "finished"
-    ? `<a class="button primary" href="/games/${gameId}/replay/">Watch the replay</a> <a class="button" href="/">Back to the tables</a>` : "";
+    ? `<a class="button primary" href="/games/${gameId}/replay/">${esc(_("Watch the replay"))}</a> <a class="button" href="/">${esc(_("Back to the tables"))}</a>` : "";
 }
 
 function tick() {
@@ -388,8 +402,10 @@ function tick() {
   }
   const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   box.hidden = false;
-  const who = state && state.to_act.length === 1 ? nameOf(state.to_act[0]) : "Everyone";
-  box.textContent = `${who === "You" ? "You have" : `${who} has`} ${seconds} s`;
+  const single = state && state.to_act.length === 1;
+  box.textContent = single && state.to_act[0] === mySeat ? fmt(_("You have %(seconds)s s"), { seconds })
+    : single ? fmt(_("%(name)s has %(seconds)s s"), { name: nameOf(state.to_act[0]), seconds })
+      : fmt(_("Everyone has %(seconds)s s"), { seconds });
   box.classList.toggle("urgent", seconds <= 10);
 }
 
@@ -403,7 +419,7 @@ async function start() {
     await ensureSession();
     await refreshDetail();
   } catch (error) {
-    setError(error.status === 404 ? "There is no such table." : error.message);
+    setError(error.status === 404 ? _("There is no such table.") : error.message);
     setConnection("closed", "");
     return;
   }
