@@ -259,11 +259,13 @@ GRIDS: dict[str, dict[str, list[float]]] = {
         "k_new": [32.0, 64.0, 128.0, 256.0],
     },
     "glicko-elo": {
-        "sigma": [100.0, 150.0, 200.0, 250.0, 350.0],
         "info_weight": [1.0, 2.0, 4.0],
         "sigma_min": [0.0, 10.0, 15.0, 20.0, 25.0, 30.0],
-        # Tuned on the pool scenario (bench_pools.POOL_GRIDS): random-seat tables do not need it.
-        "centre_weight": [2.0],
+        # Tuned on the pool scenario (bench_pools.POOL_GRIDS): random-seat tables hardly tell the
+        # initial sigma apart (80-350) and do not need the pull.
+        "sigma": [80.0],
+        "centre_weight": [0.0],
+        "provisional_sigma": [58.0],  # not a rating parameter: no bench measures it
     },
 }
 
