@@ -31,7 +31,7 @@ Plackett-Luce, matched to the simulation, are the anchors; it reports newcomers'
 error too, over seeds 8-12 unless ``--seeds`` says otherwise, then each figure's mean ± sd and
 the default model's per-seed differences from the anchors. ``--seeds 8-12`` works for the
 random scenario as well (mean ± sd at the end). A model may carry parameters:
-``--models glicko-elo:centre_weight=0,trueskill``.
+``--models glicko-elo:sigma=150:centre_weight=2,trueskill``.
 """
 
 from __future__ import annotations
@@ -321,7 +321,10 @@ def parse_seeds(text: str) -> list[int]:
 
 DEFAULT_MODELS = {
     "random": "bt-full,elo,glicko-elo,openskill-bt,openskill-pl,openskill-tm",
-    "pool": "glicko-elo,glicko-elo:centre_weight=0,elo,trueskill,openskill-pl-matched",
+    # glicko-elo as new pools start (sigma 80, no pull), as pools stored during issue 24 hold it
+    # (sigma 150, pull 2) and as those stored before it do (sigma 150, no pull).
+    "pool": "glicko-elo,glicko-elo:sigma=150:centre_weight=2,glicko-elo:sigma=150:centre_weight=0,elo,trueskill,"
+            "openskill-pl-matched",
 }
 DEFAULT_SEEDS = {"random": "8", "pool": "8-12"}
 DEFAULT_DRIFT = {"random": 0.0, "pool": 0.01}
