@@ -297,8 +297,15 @@ def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None) 
     Safe before the commit: if the transaction rolls back, the stored log keeps its old
     (seq, head hash), which no longer matches this entry, so it is never served.
     """
-    row = copy.copy(game) if seats else None  # the caller's instance goes on to the feed and the client
-    engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, list(seats) if seats else None)
+    row, kept = None, None
+    if seats:
+        # copies: the caller's instances go on to the feed and the client, and must not be
+        # kept alive (nor changed) by the cache
+        row = copy.copy(game)
+        kept = [copy.copy(seat) for seat in seats]
+        for seat in kept:
+            seat.game = row
+    engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, kept)
 
 
 def read_engine_game(game: Game, reader, rows: list[GameEvent] | None = None):
