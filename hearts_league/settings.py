@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "axes",  # counts failed logins by client address and locks an address out (hearts_league.logins)
     "tournaments",
     "ratings",
+    "analysis",
     "web",
 ]
 
@@ -91,9 +92,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # cookie, then Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "hearts_league.i18n.ProfileLanguageMiddleware",  # a signed-in player's own choice first
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "hearts_league.logins.LockoutMiddleware",  # last, as axes.middleware.AxesMiddleware must be
@@ -109,6 +112,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -163,7 +167,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# Adding a language: README, "Languages".
+LANGUAGES = [("en", "English"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "django_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the header's switch is remembered for a year
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -230,6 +239,9 @@ if not REDIS_URL:
 # Without a broker, tasks run on a worker thread inside the web process (see hearts_league.celery).
 CELERY_EMBEDDED_WORKER = env.bool("CELERY_EMBEDDED_WORKER", default=not REDIS_URL)
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="hearts")
+# post-game analyses (seconds of CPU per task): their own queue and workers keep them from delaying
+# CPU moves and turn timers; by default the same queue, so that one worker does everything
+CELERY_ANALYSIS_QUEUE = env.str("CELERY_ANALYSIS_QUEUE", default=CELERY_TASK_DEFAULT_QUEUE)
 
 # --- Client input limits (docs/reliability.md, "Hostile input") ------------------------
 # Longest request body: Django refuses a longer form or body (RequestDataTooBig, answered 413
@@ -265,6 +277,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "auth": env.str("THROTTLE_AUTH", default="30/minute"),
         "commands": env.str("THROTTLE_COMMANDS", default="300/minute"),
+        "analysis": env.str("THROTTLE_ANALYSIS", default="10/hour"),  # POSTs that start an analysis
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -318,6 +331,9 @@ HEARTS_CPU_DELAY = env.float("HEARTS_CPU_DELAY", default=0.6)  # seconds, so hum
 HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tests shorten turn times
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
+# A move whose game this process changed last is written in one guarded statement from the
+# cached state, row and seats, without a lock (PostgreSQL; tournaments.services.games).
+HEARTS_MOVES_ON_CACHE = env.bool("HEARTS_MOVES_ON_CACHE", default=True)
 # A server process holding WebSockets records a heartbeat this often; the sweeper drops the
 # connections of one silent for HEARTS_SERVER_DEAD_AFTER seconds (it died without closing them).
 HEARTS_SERVER_HEARTBEAT = env.float("HEARTS_SERVER_HEARTBEAT", default=10.0)
@@ -328,6 +344,9 @@ if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
         "connections could be dropped between two heartbeats")
 HEARTS_INVITATION_SECONDS = env.float("HEARTS_INVITATION_SECONDS", default=600.0)  # a seat held for an invitee
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
+# Post-game analysis (analysis app): fields over engine.analysis.DEFAULT_BUDGET, as JSON, e.g.
+# {"play_samples": 160}; an analysis keeps the budget it started with, so a rebuild is identical
+HEARTS_ANALYSIS_BUDGET = env.json("HEARTS_ANALYSIS_BUDGET", default={})
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
                                          "tournaments.services.competitions.competition_game_finished"]

@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api/", include("tournaments.urls")),
     path("api/", include("ratings.urls")),
+    path("api/", include("analysis.urls")),
     path("", include("web.urls")),
 ]
 

@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
+from hearts_league.i18n import localize, scope_language
 from hearts_league.json_input import JSONInputError, parse_json
 from tournaments import eventstore, live, visibility
 from tournaments.feed import feed
@@ -75,6 +76,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     seat: int | None = None
     sent_seq: int = 0
+    language: str = "en"  # error frames speak it (hearts_league.i18n.scope_language)
 
     async def connect(self):
         live.register_server_loop(asyncio.get_running_loop())
@@ -82,6 +84,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode())
         ticket = query.get("ticket", [""])[0]
         self.user = await self._authenticate(ticket)
+        self.language = scope_language(self.scope)  # the profile's choice replaces it once known
         # Refusals come after accept, as a close code the client sees (before accept, a browser
         # sees only a failed handshake, 1006, and reconnects for ever).
         if self.user is None and ticket:
@@ -92,6 +95,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
             return
         self.seat, self.unseated_kind, sealed = found
+        self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
         if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
             await self._refuse(CLOSE_HIDDEN, "hidden_until_round_over", "This table plays deals other tables of "
                                "its round are still playing: it can be watched once the round is over.")
@@ -116,7 +120,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def _refuse(self, code: int, error: str, detail: str) -> None:
         await self.accept()
-        await self.send_json({"type": "error", "code": error, "detail": detail, "seq": 0})
+        await self.send_json({"type": "error", "code": error, "detail": localize(detail, self.language), "seq": 0})
         await self.close(code=code)
 
     async def dispatch(self, message):
@@ -412,7 +416,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_HIDDEN)
 
     async def error(self, code: str, detail: str, **extra):
-        await self.send_json({"type": "error", "code": code, "detail": detail, "seq": self.sent_seq, **extra})
+        """An error frame; ``detail`` (English in the code) in the connection's language."""
+        await self.send_json({"type": "error", "code": code, "detail": localize(detail, self.language),
+                              "seq": self.sent_seq, **extra})
 
     async def send_json(self, content: dict):
         await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())

@@ -51,7 +51,7 @@ class Bot:
             raise TypeError("a bot is handed a seat's view (a dict), nothing else")
         self.started = time.perf_counter()  # time budgets count from here
         what = awaits(view)
-        rng = self.rng_for(view)
+        rng: random.Random = _LazyRandom(lambda: self.rng_for(view))  # type: ignore[assignment]
         if what == "pass":
             cards = self.choose_pass(view, rng)
             return {"type": "pass", "cards": [NAMES[c] for c in cards]}
@@ -74,6 +74,21 @@ class Bot:
         """Best standing: end the game when that makes this seat the sole lowest,
         never end it otherwise; else add to others when leading, subtract when behind."""
         return best_moon_choice(view)
+
+
+class _LazyRandom:
+    """A decision's random stream, derived on first use: deriving it (a JSON dump and a hash
+    of the whole view) is most of a ``rule`` decision's cost, and that bot draws nothing."""
+
+    __slots__ = ("_make", "_rng")
+
+    def __init__(self, make) -> None:
+        self._make, self._rng = make, None
+
+    def __getattr__(self, name: str):
+        if self._rng is None:
+            self._rng = self._make()
+        return getattr(self._rng, name)
 
 
 def best_moon_choice(view: dict[str, Any]) -> str:

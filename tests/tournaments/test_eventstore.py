@@ -155,7 +155,8 @@ def test_a_cached_state_that_does_not_chain_onto_the_log_is_rebuilt_not_moved_fo
     not happen, under a head hash no row has): it is never moved forward."""
     game, people, _ = seated_table()
     _play_commands(game, people, 8)
-    (seq, _), state = eventstore.engine_cache.take(game.pk)
+    entry = eventstore.engine_cache.take(game.pk)
+    (seq, _), state = entry.version, entry.state
     phantom = state.copy()
     seat = phantom.to_act[0]
     if phantom.phase == "passing":
@@ -167,6 +168,24 @@ def test_a_cached_state_that_does_not_chain_onto_the_log_is_rebuilt_not_moved_fo
     eventstore.engine_cache.put(game.pk, (seq + 1, "f" * 64), phantom)
     assert eventstore.read_engine_game(game, lambda s: s) == eventstore.rebuild_engine_game(game)
     assert eventstore.engine_cache.take(game.pk)[0] == (game.seq, game.head_hash)
+
+
+def test_a_reader_that_missed_the_cache_reads_a_state_no_command_can_move_on_under_it():
+    """A connection building a frame from a state it rebuilt must see that state as of the
+    game row it read: a command in another thread that took the state while the frame was
+    being built would show a later position (a hand not dealt yet) under an older seq."""
+    game, people, _ = seated_table()
+    _play_commands(game, people, 5)
+    eventstore.engine_cache.clear()
+    taken_while_reading = []
+
+    def reader(state):
+        taken_while_reading.append(eventstore.engine_cache.take(game.pk))  # a command would start here
+        return state.view(0)
+
+    eventstore.read_engine_game(game, reader)
+    assert taken_while_reading == [None], "the state was back in the cache before it was read"
+    assert eventstore.engine_cache.take(game.pk)[0] == (game.seq, game.head_hash), "then it was cached"
 
 
 def test_seq_is_gap_free_and_unique_per_game():

@@ -662,27 +662,53 @@ def _is_fill(table: Table, player_id: int) -> bool:
 @transaction.atomic
 def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
     """Play a table whose seats are all CPUs here and now, move by move through the game
-    service, until the table has its result (one transaction: a simulation commits once a table)."""
-    from tournaments.services.turns import game_cpu_move
+    service, until the table has its result (one transaction: a simulation commits once a table).
 
-    table = Table.objects.get(pk=table_id)
-    game_id = table.game_id
-    last_seq = 0
+    The game row is locked first and stays locked to the commit, so the seats read once here
+    are the game's seats for every move; each move's engine state is the cached one its command
+    left, and the table is checked only when a move ended the game or scored the round's last hand.
+    """
+    from tournaments.services.games import game_execute_command, lock_game
+    from tournaments.services.turns import bot_for_seat, cpu_command_id
+
+    table = Table.objects.select_related("round__tournament").get(pk=table_id)
+    tournament = table.round.tournament
+    # the last hand that counts, if the round has a fixed number (else only the game's end counts)
+    last_hand = tournament.hands_per_round if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None
+    game = lock_game(table.game_id)
+    by_cpu = {row.seat: row for row in game.seats.select_related("player") if row.played_by_cpu}
+
+    def cpu_turn(state):
+        seat = next((s for s in state.to_act if s in by_cpu), None)
+        return seat, (state.view(seat) if seat is not None else None)
+
+    check = True  # a table may already be over (or a fixed-hands table past its hands)
     for _ in range(max_moves):
-        seq, status = Game.objects.filter(pk=game_id).values_list("seq", "status").get()
-        if (
-            status == Game.Status.FINISHED
-            or GameEvent.objects.filter(game_id=game_id, seq__gt=last_seq, type="HandScored").exists()
-        ):
-            competition_table_check(game_id=game_id)
+        if check:
+            competition_table_check(game_id=game.pk)
             table.refresh_from_db()
             if table.status == Table.Status.FINISHED:
                 return table
-        last_seq = seq
-        if not game_cpu_move(game_id=game_id, seq=seq):
+        seat, view = (None, None)
+        if game.status == Game.Status.ACTIVE:
+            seat, view = eventstore.read_engine_game(game, cpu_turn)
+        if seat is None:
             raise DomainError(
                 "not_cpu_table", f"Table {table.number}'s game awaits a human player.", status=409
             )
+        cause = GameEvent.Cause.CPU
+        result = game_execute_command(
+            game_id=game.pk,
+            seat=seat,
+            command=bot_for_seat(game, by_cpu[seat]).decide(view),
+            expected_seq=game.seq,
+            command_id=cpu_command_id(cause, game, seat),
+            cause=cause,
+            savepoint=False,  # this transaction holds the game's lock and is given up whole on any error
+        )
+        game = result.game
+        scored = [row.payload["hand_number"] for row in result.events if row.type == "HandScored"]
+        check = game.status == Game.Status.FINISHED or bool(last_hand and scored and scored[-1] >= last_hand)
     raise DomainError(
         "table_too_long", f"Table {table.number} did not finish in {max_moves} moves.", status=409
     )

@@ -18,7 +18,7 @@ from django.utils.module_loading import import_string
 import engine
 from hearts_league.api import DomainError
 from tournaments import eventstore
-from tournaments.models import Game, GameEvent
+from tournaments.models import Game, GameEvent, GameSeat
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +72,21 @@ def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:
 
 
 def _bot_for(game: Game, seat: int):
+    return bot_for_seat(game, game.seats.select_related("player").get(seat=seat))
+
+
+def bot_for_seat(game: Game, row: GameSeat):
+    """The bot that moves for this seat (with its player) now: its CPU's kind, or the stand-in
+    for an away player, seeded by the game's position so that a redelivered move is the same."""
     from engine import bots
 
-    row = game.seats.select_related("player").get(seat=seat)
     kind = row.player.bot_kind if row.player.is_cpu else settings.HEARTS_STANDIN_BOT
-    return bots.make(kind, seed=f"{game.pk}:{game.seq}:{seat}")
+    return bots.make(kind, seed=f"{game.pk}:{game.seq}:{row.seat}")
+
+
+def cpu_command_id(cause: str, game: Game, seat: int) -> str:
+    """The deterministic command id of a move made for ``seat`` at the game's seq."""
+    return f"{cause}:{game.seq}:{seat}"
 
 
 def _move_for(game: Game, seats: set[int], cause: str) -> bool:
@@ -91,7 +101,7 @@ def _move_for(game: Game, seats: set[int], cause: str) -> bool:
 
     try:
         game_execute_command(game_id=game.pk, seat=seat, command=command, expected_seq=game.seq,
-                             command_id=f"{cause}:{game.seq}:{seat}", cause=cause)
+                             command_id=cpu_command_id(cause, game, seat), cause=cause)
     except DomainError as error:
         if error.error_code == "stale_state":
             return False  # someone else moved first: nothing to do

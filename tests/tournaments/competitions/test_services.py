@@ -11,6 +11,7 @@ from hearts_league.api import DomainError
 from tests.factories import (
     CpuPlayerFactory,
     LeagueFactory,
+    PlayerFactory,
     RegistrationFactory,
     RoundFactory,
     TableFactory,
@@ -18,10 +19,12 @@ from tests.factories import (
     TournamentFactory,
 )
 from tournaments import tasks
+from tournaments.eventstore import audit_game
 from tournaments.models import Game, GameEvent, Registration, Round, Table, TableResult, Tournament
 from tournaments.seating import meeting_pairs, repeat_meetings
 from tournaments.selectors_competitions import standings_for_tournament
 from tournaments.services import competitions as services
+from tournaments.services.games import game_leave
 from tournaments.services.turns import game_cpu_move
 
 pytestmark = pytest.mark.django_db
@@ -309,7 +312,7 @@ def test_invalid_settings_are_refused_with_a_code():
         assert refused.value.error_code == code
 
 
-def test_simulate_tournament_runs_end_to_end():
+def test_simulate_tournament_runs_end_to_end_and_every_game_it_played_passes_the_audit():
     out = io.StringIO()
     call_command("simulate_tournament", players=6, rounds=2, hands=1, seed=5, no_progress=True, stdout=out)
     tournament = Tournament.objects.get()
@@ -318,6 +321,41 @@ def test_simulate_tournament_runs_end_to_end():
     assert len(lines) == 6 and all(line.games == 2 for line in lines)
     assert sum(line.table_points for line in lines) == 2 * 2 * (4 + 2 + 0)
     assert "2 rounds, 4 tables, status finished" in out.getvalue()
+    games = Game.objects.filter(competition_table__round__tournament=tournament)
+    assert games.count() == 4 and all(audit_game(game).ok for game in games)
+    # every move is a CPU command with the CPU task's deterministic id (a redelivery appends nothing)
+    moves = GameEvent.objects.filter(game__in=games, type__in=["CardPlayed", "CardsPassed"])
+    assert moves.exists() and all(
+        e.cause == GameEvent.Cause.CPU and e.command_id == f"cpu:{e.seq - 1}:{e.actor_seat}" for e in moves
+    )
+
+
+def test_playing_cpu_tables_refuses_a_table_awaiting_a_human_and_changes_nothing():
+    tournament, _ = _tournament(3, round_mode="fixed_hands", hands_per_round=1)
+    services.tournament_register(tournament_id=tournament.pk, player=PlayerFactory())
+    table = services.tournament_start_round(tournament_id=tournament.pk).tables.get()
+    started_at = table.game.seq
+    with pytest.raises(DomainError) as refused:
+        services.table_play_cpus(table_id=table.pk)
+    assert refused.value.error_code == "not_cpu_table" and refused.value.status_code == 409
+    table.refresh_from_db()
+    table.game.refresh_from_db()
+    assert table.game.seq == started_at and table.status == Table.Status.PLAYING  # the CPUs' passes too
+
+
+def test_playing_cpu_tables_plays_an_away_players_seat_with_the_stand_in():
+    tournament, _ = _tournament(3, round_mode="fixed_hands", hands_per_round=1)
+    human = PlayerFactory()
+    services.tournament_register(tournament_id=tournament.pk, player=human)
+    round_ = services.tournament_start_round(tournament_id=tournament.pk)
+    table = round_.tables.get()
+    game_leave(game_id=table.game_id, player=human)
+    table = services.table_play_cpus(table_id=table.pk)
+    assert table.status == Table.Status.FINISHED
+    seat = table.players.index(human.pk)
+    assert table.results.get(seat=seat).player_id == human.pk
+    assert GameEvent.objects.filter(game=table.game, actor_seat=seat, type="CardPlayed",
+                                    cause=GameEvent.Cause.CPU).count() == 13
 
 
 def test_swiss_round_one_spreads_the_strongest_rated_players_over_the_tables():

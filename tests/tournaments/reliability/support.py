@@ -67,7 +67,9 @@ def secrets_of(game_id: int) -> dict:
     game = Game.objects.get(pk=game_id)
     started = GameEvent.objects.filter(game=game, type="GameStarted").values_list("payload", flat=True).first()
     dealt = GameEvent.objects.filter(game=game, type="HandDealt").count()
-    future = [sorted(part) for deal in (game.planned_deals or [])[dealt:] for part in deal if part]
+    # the hands only: a one- or two-card kitty matches short lists by chance (legal_plays ["2C"])
+    future = [sorted(part) for deal in (game.planned_deals or [])[dealt:] for part in deal[:game.rules["players"]]
+              if part]
     return {"salt": game.deal_salt, "seed": (started or {}).get("seed"), "future_hands": future,
             "live": game.status != Game.Status.FINISHED}
 

@@ -43,7 +43,8 @@ def wsgi_requests(db, monkeypatch):
 
     # the fuzzer is one client; the throttles have their own tests below
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "100000/minute",
-                                                              "commands": "100000/minute"})
+                                                              "commands": "100000/minute",
+                                                              "analysis": "100000/minute"})
     # as Django's test client does: keep the test's connection (and its transaction) open
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
@@ -79,7 +80,8 @@ def test_no_request_makes_a_500_or_breaks_the_documented_responses(case, player_
 
 @pytest.fixture
 def tight_rates(monkeypatch):
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "3/minute", "commands": "4/minute"})
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "3/minute", "commands": "4/minute",
+                                                              "analysis": "4/minute"})
     keys = ["throttle_auth_127.0.0.1"]
     cache.delete_many(keys)
     yield keys

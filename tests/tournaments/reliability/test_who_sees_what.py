@@ -26,16 +26,19 @@ import os
 import random
 import re
 from dataclasses import dataclass, field
+from unittest import mock
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.test import Client
+from django.test import Client, override_settings
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from analysis import services as analysis_services
+from analysis.models import GameAnalysis
 from hearts_league.asgi import application
 from tests.factories import LeagueFactory, PlayerFactory
 from tests.tournaments.helpers import client_for
@@ -57,6 +60,7 @@ from tournaments.services.tickets import ws_ticket_issue
 from tournaments.services.turns import game_cpu_move, game_run_finished_hooks
 
 MATRIX_GAMES = int(os.environ.get("HEARTS_MATRIX_GAMES", "6"))
+TINY_ANALYSIS = {"play_samples": 2, "pass_screen": 2, "pass_finalists": 1, "pass_samples": 2}
 
 
 @dataclass(frozen=True)
@@ -302,8 +306,11 @@ class Match:
                 until.append(round_.deals_salt)
                 until.append(json.dumps(round_.deals))
         dealt = GameEvent.objects.filter(game=game, type="HandDealt").count()
+        players = game.rules["players"]
         for deal in (game.planned_deals or [])[dealt:]:
-            future.extend(set(part) for part in deal if part)
+            # the hands only: a kitty of one or two cards matches short lists by chance (a
+            # forced lead's legal_plays ["2C"]); the kitty in play is checked card by card
+            future.extend(set(part) for part in deal[:players] if part)
         return Secrets(always=[v for v in always if v], until_everything=[v for v in until if v],
                        future_hands=future)
 
@@ -479,16 +486,20 @@ class Match:
             again = viewer.api.post(f"{base}/rematch/", {}, format="json")
             assert again.status_code in (401, 403, 409), (viewer.label, again.content)
             self.check(viewer, again.json(), "rematch refused", game=game)
+        self.analysis_doors(viewer, game, watch, start=level == "final" and viewer.label in ("staff", "seat0"))
         # a refused command: its error body
         bad = viewer.api.post(f"{base}/commands/", {"type": "play", "card": "ZZ", "command_id": "x"}, format="json")
         assert bad.status_code in (400, 401, 403, 409), bad.content
         self.check(viewer, bad.json(), "refused command", game=game)
         if level != "final":
             return
-        for page in (f"/tables/{game.pk}/", f"/games/{game.pk}/replay/"):
+        for page in (f"/tables/{game.pk}/", f"/tables/{game.pk}/rules/", f"/games/{game.pk}/replay/"):
             html = viewer.browser.get(page)
             assert html.status_code == 200, (page, html.status_code)
-            self.check(viewer, html.content.decode(), f"page {page}", game=game)
+            body = html.content.decode()
+            if page.endswith("/rules/"):
+                body = _without_rule_list(body, game)
+            self.check(viewer, body, f"page {page}", game=game)
         events = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("pk", flat=True))
         sampled = self.rng.sample(events, min(3, len(events)))
         for page in (f"/admin/tournaments/game/{game.pk}/change/",
@@ -499,6 +510,32 @@ class Match:
             self.check(viewer, admin_events(html.content.decode()), f"admin {page}", seat=None, game=game)
         if self.tournament is not None:
             self.tournament_doors(viewer)
+
+    def analysis_doors(self, viewer, game, watch, *, start: bool) -> None:
+        """The analysis reads every seat's cards: never served (nor started) for a live or sealed game."""
+        door = f"/api/games/{game.pk}/analysis"
+        read = viewer.api.get(door)
+        if not watch:
+            assert read.status_code == 403 and read.json()["code"] == "hidden_until_round_over", read.content
+        elif not self.everything(game):
+            assert read.status_code == 409 and read.json()["code"] in ("game_not_over", "round_not_over")
+        else:
+            assert read.status_code == 200, read.content
+        self.check(viewer, read.json(), "analysis", game=game)
+        if not self.everything(game):
+            asked = viewer.api.post(door)
+            assert asked.status_code in (401, 403, 409), asked.content
+            assert not GameAnalysis.objects.filter(game=game).exists()
+            self.check(viewer, asked.json(), "analysis refused", game=game)
+        elif start:
+            # leaks are checked, not precision; reviewed here, not by the embedded worker's thread
+            with override_settings(HEARTS_ANALYSIS_BUDGET=TINY_ANALYSIS), \
+                    mock.patch.object(analysis_services, "scheduler", analysis_services.InlineRunner()):
+                asked = viewer.api.post(door)
+            assert asked.status_code in (200, 202), asked.content
+            done = viewer.api.get(door).json()
+            assert done["status"] == "done", done
+            self.check(viewer, done, "analysis", game=game)
 
     def replay_door(self, viewer, game, at, watch, seat) -> None:
         response = viewer.api.get(f"/api/games/{game.pk}/replay/", {"at": at})
@@ -540,6 +577,21 @@ def admin_events(page: str) -> dict:
             events.append({"seq": int(seq), "type": "admin row", "payload": html.unescape(payload)})
         page = pattern.sub("", page)
     return {"events": events, "page": page}
+
+
+def _without_rule_list(body: str, game: Game) -> str:
+    """A table's rules page names cards (the 2♣ leads, the Q♠ scores 13): its rule list must be
+    the table's rules alone, nothing of the game's state; the rest of the page meets the oracle."""
+    from engine import Rules
+    from web.rules import describe
+
+    start, end = body.index('<ul class="rule-list">'), body.index("</ul>", body.index('<ul class="rule-list">'))
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", item)).strip()
+             for item in re.findall(r"<li[^>]*>(.*?)</li>", body[start:end], re.S)]
+    row = Game.objects.get(pk=game.pk)
+    said = [f"{item.title}: {item.text}" for item in describe(Rules.from_dict(row.rules), hand_limit=row.hand_limit)]
+    assert [text.split(" not the default")[0] for text in shown] == said, shown
+    return body[:start] + body[end:]
 
 
 def _random_command(view: dict, rng: random.Random) -> dict:

@@ -20,17 +20,17 @@ CREATE_CPU_GAME = """async () => {
 
 
 def _history(game, mu_before, mu_after, day, provisional=True):
-    """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 150)."""
+    """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 80)."""
     return {"game": game, "league": None, "seat": 0, "total": 20, "place": 1, "rated_players": 4,
-            "mu_before": mu_before, "sigma_before": 150.0 - 10 * (game - 1), "mu_after": mu_after,
-            "sigma_after": 140.0 - 10 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z",
+            "mu_before": mu_before, "sigma_before": 80.0 - 4 * (game - 1), "mu_after": mu_after,
+            "sigma_after": 76.0 - 4 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z",
             "provisional": provisional}
 
 
 RATINGS = {"count": 3, "next": None, "previous": None, "player": 1,
            "results": [_history(3, 1560.0, 1610.0, 3, provisional=False), _history(2, 1470.0, 1560.0, 2),
                        _history(1, 1500.0, 1470.0, 1)],
-           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 120.0, "conservative": 1250.0,
+           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 68.0, "conservative": 1406.0,
                         "inactive_days": 0, "games": 3, "provisional": False,
                         "last_played_at": "2026-11-03T20:00:00Z", "model": "glicko-elo"}]}
 
@@ -43,7 +43,7 @@ def _board_row(rank, name, mu, sigma, rank_range):
 LEADERBOARD = {"league": None, "model": "glicko-elo", "min_games": 3, "active_days": 90, "provisional_games": 10,
                "ranked": [_board_row(1, "Ann", 1700.0, 20.0, [1, 2]), _board_row(2, "Bob", 1680.0, 25.0, [1, 2]),
                           _board_row(3, "Cat", 1500.0, 20.0, [3, 3])],
-               "provisional": [{**_board_row(None, "Dan", 1600.0, 120.0, None), "games": 4}]}
+               "provisional": [{**_board_row(None, "Dan", 1600.0, 67.0, None), "games": 4}]}
 
 
 def _finished_cpu_game(page) -> int:
@@ -165,4 +165,31 @@ def test_tournament_leaderboard_and_player_pages(page, live_server_url):
     assert page.locator("#leaderboard table").nth(1).locator("tbody tr td").nth(1).inner_text() == "–"
     screenshot(page, "leaderboard")
     page.unroute(re.compile(r".*/api/leaderboard.*"))
+    assert not page.console_errors, page.console_errors
+
+
+def test_an_analysed_replay_shows_each_decision_s_class_the_better_card_and_the_seats(page):
+    game_id = _finished_cpu_game(page)
+    page.goto(f"/games/{game_id}/replay/")
+    page.wait_for_selector("#replay[data-at]:not([data-at=''])")
+    start = page.get_by_role("button", name="Analyse this game")
+    start.click()  # the embedded worker reviews it; the page polls its progress
+    page.wait_for_selector("#analysis[data-state='done']", timeout=120_000)
+    assert page.locator("#analysis-progress").is_hidden()
+    assert page.locator("#analysis-summary tbody tr").count() == 4
+    assert page.locator("#analysis-chart svg g[data-seat]").count() >= 1
+    body = page.request.get(f"/api/games/{game_id}/analysis").json()
+    assert body["status"] == "done" and len(body["decisions"]) == body["decisions_total"]
+    # the step of a decision says its class (and, if it was not the best, the better option)
+    decision = next((d for d in body["decisions"] if d["grade"] != "good"), body["decisions"][-1])
+    page.goto(f"/games/{game_id}/replay/?at={decision['seq']}")
+    _wait_at(page, decision["seq"])
+    page.wait_for_selector("#analysis[data-state='done']")
+    step = page.locator("#analysis-step")
+    assert decision["grade"] in step.inner_text()
+    if decision["grade"] != "good":
+        assert "Better:" in step.inner_text()
+        flagged = page.locator(f"#analysis-flagged tr[data-seq='{decision['seq']}']")
+        assert flagged.count() == 1
+    screenshot(page, "replay-analysis")
     assert not page.console_errors, page.console_errors

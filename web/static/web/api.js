@@ -3,6 +3,8 @@
 // to this device (POST /api/auth/guest) when it first sits down, then /web/session logs the
 // browser's session in.
 
+import { _, fmt, lang } from "./i18n.js";
+
 const DEVICE_KEY = "hearts.device_id";
 
 export function deviceId() {
@@ -23,7 +25,7 @@ function cookie(name) {
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && (body.detail || body.message)) || `Request failed (${status})`);
+    super((body && (body.detail || body.message)) || fmt(_("Request failed (%(status)s)"), { status }));
     this.status = status;
     this.body = body || {};
     this.code = this.body.code || this.body.error || String(status);
@@ -94,7 +96,7 @@ function showWho() {
     who.prepend(box);
   }
   box.innerHTML = `<a href="/players/${current.player_id}/">${esc(current.display_name)}</a>${guest
-    ? ' <span class="badge">guest</span> <button type="button" class="link" data-rename>Change name</button>' : ""}`;
+    ? ` <span class="badge">${esc(_("guest"))}</span> <button type="button" class="link" data-rename>${esc(_("Change name"))}</button>` : ""}`;
 }
 
 // The name panel (base.html): shown once to a new guest, and whenever "Change name" is pressed.
@@ -118,7 +120,7 @@ async function saveName(event) {
     localStorage.setItem(NAMED_KEY, "1");
     panel.hidden = true;
     showWho();
-    toast(`The tables now call you ${player.display_name}.`);
+    toast(fmt(_("The tables now call you %(name)s."), { name: player.display_name }));
     document.dispatchEvent(new CustomEvent("hearts:renamed", { detail: player }));
   } catch (error) {
     const field = error.body && error.body.errors && error.body.errors.display_name;
@@ -158,15 +160,25 @@ export function toast(message) {
 
 export function when(iso) {
   if (!iso) return "";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+}
+
+const BOTS = { random: _("random"), rule: _("rule"), montecarlo: _("montecarlo") };
+
+// A seat's player's name; a CPU with its default name ("CPU (rule)") is named in the page's language.
+export function playerName(entry) {
+  if (entry && entry.cpu && entry.bot && entry.name === `CPU (${entry.bot})`) {
+    return fmt(_("CPU (%(kind)s)"), { kind: BOTS[entry.bot] || entry.bot });
+  }
+  return entry ? entry.name : "";
 }
 
 // CPU players are called by strength (their seats carry ``bot``).
-export const BOT_NAMES = { random: "Easy CPU", rule: "Medium CPU", montecarlo: "Hard CPU" };
+export const BOT_NAMES = { random: _("Easy CPU"), rule: _("Medium CPU"), montecarlo: _("Hard CPU") };
 
 export function seatLabel(entry) {
   if (!entry || !entry.name) return "";
-  return entry.cpu ? BOT_NAMES[entry.bot] || "CPU" : entry.name;
+  return entry.cpu ? BOT_NAMES[entry.bot] || playerName(entry) : entry.name;
 }
 
 // A CPU player's stored name ("CPU (rule)") as the pages say it ("Medium CPU").
@@ -177,9 +189,9 @@ export function cpuName(name) {
 
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
-  const names = Array.from({ length: count }, (_, seat) => {
+  const names = Array.from({ length: count }, (_unused, seat) => {
     const entry = seats.find((s) => s.seat === seat);
-    return seatLabel(entry) || `Seat ${seat + 1}`;
+    return seatLabel(entry) || fmt(_("Seat %(number)s"), { number: seat + 1 });
   });
   return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
 }

@@ -1,15 +1,17 @@
-// Cards as the API writes them: rank then suit, "QS", "TH", "2C".
+// Cards as the API writes them: rank then suit, "QS", "TH", "2C". Faces keep their symbols
+// and the ranks A K Q J 10..2 in every language; the spoken labels are translated.
+import { _, fmt } from "./i18n.js";
 
 const RANKS = "23456789TJQKA";
-const RANK_NAMES = { T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace" };
+const RANK_NAMES = { T: "10", J: _("Jack"), Q: _("Queen"), K: _("King"), A: _("Ace") };
 const RANK_SHORT = { T: "10" };
-const SUITS = { C: ["clubs", "♣"], D: ["diamonds", "♦"], S: ["spades", "♠"], H: ["hearts", "♥"] };
+const SUITS = { C: [_("clubs"), "♣"], D: [_("diamonds"), "♦"], S: [_("spades"), "♠"], H: [_("hearts"), "♥"] };
 const SUIT_ORDER = "CDSH"; // alternating colours in the hand
 
 export function cardLabel(card) {
   const rank = card.slice(0, -1);
   const suit = card.slice(-1);
-  return `${RANK_NAMES[rank] || rank} of ${SUITS[suit][0]}`;
+  return fmt(_("%(rank)s of %(suit)s"), { rank: RANK_NAMES[rank] || rank, suit: SUITS[suit][0] });
 }
 
 export function cardFace(card) {

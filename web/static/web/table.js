@@ -3,12 +3,13 @@
 // dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
 import { api, deviceId, ensureSession, esc, me, seatLabel, seatNames, toast } from "./api.js";
 import { cardBack, cardButton, cardFace, cardLabel, cardPoints, cardSpan, sortHand } from "./cards.js";
+import { _, fmt, ngettext } from "./i18n.js";
 
 const root = document.getElementById("table");
 const gameId = Number(root.dataset.game);
 const $ = (id) => document.getElementById(id);
 
-const PASS_WORDS = { left: "to the left", right: "to the right", across: "across", none: "" };
+const PASS_WORDS = { left: _("to the left"), right: _("to the right"), across: _("across"), none: "" };
 // Seats sit round an ellipse, the viewer at the bottom and play going clockwise (to the left);
 // each played card lies between the centre and its player, so it is plain who played what.
 function around(offset, n) {
@@ -35,8 +36,8 @@ let tricksSeen = 0;
 let shownLeader = null; // who led the trick on the felt (the current one, or the last on demand)
 
 function nameOf(seat) {
-  if (seat === mySeat) return "You";
-  return game ? seatNames(game.seats, game.players)[seat] : `Seat ${seat + 1}`;
+  if (seat === mySeat) return _("You");
+  return game ? seatNames(game.seats, game.players)[seat] : fmt(_("Seat %(number)s"), { number: seat + 1 });
 }
 
 function setError(message) {
@@ -57,10 +58,10 @@ function connect() {
   const url = `${scheme}://${location.host}/ws/games/${gameId}/?after=${lastSeq}&device_id=${encodeURIComponent(deviceId())}`;
   const ws = new WebSocket(url);
   socket = ws;
-  setConnection("connecting", retry ? "Reconnecting…" : "Connecting…");
+  setConnection("connecting", retry ? _("Reconnecting…") : _("Connecting…"));
   ws.addEventListener("open", () => {
     retry = 0;
-    setConnection("open", "Connected");
+    setConnection("open", _("Connected"));
     clearInterval(pingTimer);
     pingTimer = setInterval(() => send({ type: "ping" }), 20000);
   });
@@ -70,27 +71,27 @@ function connect() {
     clearInterval(pingTimer);
     pending = false;
     if (event.code === 4401) {
-      setConnection("closed", "Not signed in: reload the page.");
+      setConnection("closed", _("Not signed in: reload the page."));
       return;
     }
     if (event.code === 4404) {
-      setConnection("closed", "There is no such game.");
+      setConnection("closed", _("There is no such game."));
       return;
     }
     if (event.code === 4403) {
-      setConnection("closed", "This table cannot be watched until its round is over.");
+      setConnection("closed", _("This table cannot be watched until its round is over."));
       return;
     }
     const wait = Math.min(5000, 500 * 2 ** retry);
     retry += 1;
-    setConnection("closed", `Connection lost, reconnecting in ${Math.round(wait / 100) / 10} s…`);
+    setConnection("closed", fmt(_("Connection lost, reconnecting in %(seconds)s s…"), { seconds: Math.round(wait / 100) / 10 }));
     reconnectTimer = setTimeout(connect, wait);
   });
 }
 
 function send(frame) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
-    setError("Not connected: your move was not sent. Reconnecting…");
+    setError(_("Not connected: your move was not sent. Reconnecting…"));
     return false;
   }
   socket.send(JSON.stringify(frame));
@@ -144,7 +145,7 @@ function onFrame(frame) {
       break;
     case "rematch": // the players of this finished game are offered a new table
       refreshDetail().then(() => {
-        const text = mySeat !== null ? "A new table is offered: join it to play again." : "The players start a new table.";
+        const text = mySeat !== null ? _("A new table is offered: join it to play again.") : _("The players start a new table.");
         toast(text);
         announce(text);
       }).catch(() => {});
@@ -191,7 +192,7 @@ function beep(frequency) {
 function renderSoundButton() {
   const button = $("sound");
   button.setAttribute("aria-pressed", String(soundOn()));
-  button.textContent = soundOn() ? "Sound: on" : "Sound: off";
+  button.textContent = soundOn() ? _("Sound: on") : _("Sound: off");
 }
 
 $("sound").addEventListener("click", () => {
@@ -213,19 +214,24 @@ function announce(text) {
 function describeEvent(event) {
   const p = event.payload || {};
   if (event.type === "CardPlayed" && p.card) {
-    announce(`${nameOf(p.seat)} played the ${cardLabel(p.card)}.`);
+    announce(fmt(_("%(name)s played the %(card)s."), { name: nameOf(p.seat), card: cardLabel(p.card) }));
     beep(440);
   } else if (event.type === "TrickTaken") {
-    const kitty = p.kitty && p.kitty.length ? ` and the kitty, ${p.kitty.map(cardLabel).join(", ")}` : "";
-    announce(`${nameOf(p.winner)} took trick ${p.trick_number}${kitty}: ${p.points} point${p.points === 1 ? "" : "s"}.`);
+    const values = { name: nameOf(p.winner), number: p.trick_number, points: p.points,
+      kitty: (p.kitty || []).map(cardLabel).join(", ") };
+    announce(fmt(p.kitty && p.kitty.length
+      ? ngettext("%(name)s took trick %(number)s and the kitty, %(kitty)s: %(points)s point.",
+        "%(name)s took trick %(number)s and the kitty, %(kitty)s: %(points)s points.", p.points)
+      : ngettext("%(name)s took trick %(number)s: %(points)s point.", "%(name)s took trick %(number)s: %(points)s points.",
+        p.points), values));
   }
   if (event.type === "HandScored") {
-    const mine = mySeat !== null ? ` You took ${p.points[mySeat]}.` : "";
-    toast(`Hand ${p.hand_number} scored.${mine}`);
+    const mine = mySeat !== null ? " " + fmt(_("You took %(points)s."), { points: p.points[mySeat] }) : "";
+    toast(fmt(_("Hand %(hand)s scored."), { hand: p.hand_number }) + mine);
   } else if (event.type === "SeatVacated" && p.seat !== undefined) {
-    toast(`${nameOf(p.seat)} left; a CPU plays that seat.`);
+    toast(fmt(_("%(name)s left; a CPU plays that seat."), { name: nameOf(p.seat) }));
   } else if (event.type === "GameEnded") {
-    toast("Game over.");
+    toast(_("Game over."));
   }
 }
 
@@ -274,17 +280,17 @@ function renderLeave() {
   }
   if (box.dataset.confirming === "true") {
     const what = game.status === "active"
-      ? "A CPU will play your seat until you come back to this table."
-      : "Your seat opens for someone else.";
+      ? _("A CPU will play your seat until you come back to this table.")
+      : _("Your seat opens for someone else.");
     if (!box.querySelector("#leave-yes")) {
-      box.innerHTML = `<span id="leave-question">Leave this table? ${what}</span>
-        <button type="button" id="leave-yes" class="primary">Yes, leave</button>
-        <button type="button" id="leave-no">Stay</button>`;
+      box.innerHTML = `<span id="leave-question">${esc(_("Leave this table?"))} ${esc(what)}</span>
+        <button type="button" id="leave-yes" class="primary">${esc(_("Yes, leave"))}</button>
+        <button type="button" id="leave-no">${esc(_("Stay"))}</button>`;
       $("leave-yes").focus();
     }
     return;
   }
-  if (!box.querySelector("#leave-button")) box.innerHTML = '<button type="button" id="leave-button">Leave table</button>';
+  if (!box.querySelector("#leave-button")) box.innerHTML = `<button type="button" id="leave-button">${esc(_("Leave table"))}</button>`;
 }
 
 async function leave() {
@@ -327,7 +333,7 @@ function render() {
   renderSeating();
   renderLeave();
   if (!state) {
-    $("status").textContent = game.status === "waiting" ? "Waiting for players to sit down." : "";
+    $("status").textContent = game.status === "waiting" ? _("Waiting for players to sit down.") : "";
     return;
   }
   const phase = state.phase;
@@ -358,12 +364,13 @@ function renderSeating() {
   box.hidden = false;
   const seated = mySeat !== null;
   const mine = me();
-  box.innerHTML = `<h2>Seats</h2><ul class="games">${game.seats.map((s) => {
+  box.innerHTML = `<h2>${esc(_("Seats"))}</h2><ul class="games">${game.seats.map((s) => {
     const forMe = s.invited && mine && s.invited.player_id === mine.player_id;
-    const what = s.name ? esc(seatLabel(s)) : s.invited ? `<em>held for ${esc(s.invited.name)}</em>` : "<em>open</em>";
+    const what = s.name ? esc(seatLabel(s)) : s.invited ? `<em>${esc(fmt(_("held for %(name)s"), { name: s.invited.name }))}</em>`
+      : `<em>${esc(_("open"))}</em>`;
     const sit = !s.name && !seated && (!s.invited || forMe);
-    return `<li class="game-row"><span>Seat ${s.seat + 1}: ${what}</span>
-      ${sit ? `<button type="button" class="primary" data-seat="${s.seat}">${forMe ? "Take your seat" : "Sit here"}</button>` : ""}
+    return `<li class="game-row"><span>${esc(fmt(_("Seat %(number)s"), { number: s.seat + 1 }))}: ${what}</span>
+      ${sit ? `<button type="button" class="primary" data-seat="${s.seat}">${esc(forMe ? _("Take your seat") : _("Sit here"))}</button>` : ""}
     </li>`;
   }).join("")}</ul>`;
 }
@@ -384,15 +391,18 @@ function renderSeats(n) {
     div.style.setProperty("--cy", cy);
     div.dataset.seat = String(seat);
     const badges = [
-      entry.away ? '<span class="badge warn">away: a CPU plays</span>' : "",
-      seat === state.dealer ? '<span class="badge">dealer</span>' : "",
-      seat === leader ? '<span class="badge lead">led</span>' : "",
+      entry.away ? `<span class="badge warn">${esc(_("away: a CPU plays"))}</span>` : "",
+      seat === state.dealer ? `<span class="badge">${esc(_("dealer"))}</span>` : "",
+      seat === leader ? `<span class="badge lead">${esc(_("led"))}</span>` : "",
     ].join(" ");
     div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))} ${badges}</div>
-      <div class="seat-info"><span>${state.hand_counts[seat]} cards</span>
-      <span>hand ${state.points_taken[seat]}</span><span>total ${state.totals[seat]}</span></div>
-      ${acting ? `<div class="to-play">${state.phase === "passing" ? "choosing cards" : "to play"}</div>` : ""}`;
-    div.setAttribute("aria-label", `${nameOf(seat)}: ${state.hand_counts[seat]} cards, ${state.points_taken[seat]} points this hand, ${state.totals[seat]} in total${seat === leader ? ", led the trick shown" : ""}${acting ? ", to play" : ""}`);
+      <div class="seat-info"><span>${esc(fmt(ngettext("%(count)s card", "%(count)s cards", state.hand_counts[seat]), { count: state.hand_counts[seat] }))}</span>
+      <span>${esc(fmt(_("hand %(points)s"), { points: state.points_taken[seat] }))}</span><span>${esc(fmt(_("total %(points)s"), { points: state.totals[seat] }))}</span></div>
+      ${acting ? `<div class="to-play">${esc(state.phase === "passing" ? _("choosing cards") : _("to play"))}</div>` : ""}`;
+    div.setAttribute("aria-label", fmt(acting ? _("%(name)s: %(cards)s cards, %(hand)s points this hand, %(total)s in total, to play")
+      : _("%(name)s: %(cards)s cards, %(hand)s points this hand, %(total)s in total"), {
+      name: nameOf(seat), cards: state.hand_counts[seat], hand: state.points_taken[seat], total: state.totals[seat] })
+      + (seat === leader ? `, ${_("led the trick shown")}` : ""));
     box.appendChild(div);
   }
 }
@@ -403,7 +413,7 @@ function renderTrick(n) {
   const reference = mySeat === null ? 0 : mySeat;
   let cards = state.trick;
   let leader = state.leader;
-  let caption = state.phase === "playing" ? `Trick ${state.trick_number}` : "";
+  let caption = state.phase === "playing" ? fmt(_("Trick %(number)s"), { number: state.trick_number }) : "";
   const last = state.tricks && state.tricks.length ? state.tricks[state.tricks.length - 1] : null;
   let justTaken = false;
   if ((state.tricks || []).length !== tricksSeen) {
@@ -415,15 +425,17 @@ function renderTrick(n) {
   if (previous) {
     cards = last.cards;
     leader = last.leader;
-    caption = `Last trick (${state.tricks.length}): ${nameOf(last.leader)} led, ${nameOf(last.winner)} took ${last.points} point${last.points === 1 ? "" : "s"}`;
+    caption = fmt(ngettext("Last trick (%(number)s): %(leader)s led, %(name)s took %(points)s point",
+      "Last trick (%(number)s): %(leader)s led, %(name)s took %(points)s points", last.points),
+    { number: state.tricks.length, leader: nameOf(last.leader), name: nameOf(last.winner), points: last.points });
   }
   box.classList.toggle("previous", Boolean(previous));
   shownLeader = cards.length ? leader : null;
-  $("trick-caption").textContent = caption + (state.hearts_broken ? " · hearts broken" : "");
+  $("trick-caption").textContent = caption + (state.hearts_broken ? ` · ${_("hearts broken")}` : "");
   const button = $("last-trick");
   button.hidden = !last || !state.trick.length;
   button.setAttribute("aria-pressed", String(showLast && Boolean(last)));
-  button.textContent = showLast ? "Back to this trick" : "Show the last trick";
+  button.textContent = showLast ? _("Back to this trick") : _("Show the last trick");
   const before = new Set(shownTrick);
   shownTrick = cards.map((play) => play.card);
   for (const play of cards) {
@@ -440,8 +452,9 @@ function renderTrick(n) {
       span.style.setProperty("--wy", to.cy);
       span.classList.add("to-winner");
     }
-    span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}${play.seat === leader ? " (led)" : ""}`);
-    span.title = nameOf(play.seat) + (play.seat === leader ? " (led)" : "");
+    const led = play.seat === leader ? ` (${_("led")})` : "";
+    span.setAttribute("aria-label", `${nameOf(play.seat)}: ${cardLabel(play.card)}${led}`);
+    span.title = nameOf(play.seat) + led;
     box.appendChild(span);
   }
 }
@@ -455,7 +468,7 @@ function renderDealInfo() {
   if (removed.length) {
     const line = document.createElement("div");
     line.className = "deal-line removed";
-    line.innerHTML = `<span>Out of the deck: </span>`;
+    line.innerHTML = `<span>${esc(_("Out of the deck:"))} </span>`;
     for (const card of removed) line.appendChild(cardSpan(card, "mini"));
     box.appendChild(line);
   }
@@ -466,11 +479,15 @@ function renderDealInfo() {
     if (state.kitty) {
       const points = state.kitty.reduce((sum, card) => sum + cardPoints(card, state.rules), 0);
       line.dataset.revealed = "true";
-      line.innerHTML = `<span>Kitty, taken by ${esc(nameOf(state.kitty_taken_by))} with the first trick (${points} point${points === 1 ? "" : "s"}): </span>`;
+      line.innerHTML = `<span>${esc(fmt(ngettext("Kitty, taken by %(name)s with the first trick (%(points)s point):",
+        "Kitty, taken by %(name)s with the first trick (%(points)s points):", points),
+      { name: nameOf(state.kitty_taken_by), points }))} </span>`;
       for (const card of state.kitty) line.appendChild(cardSpan(card, "mini"));
     } else {
       line.dataset.revealed = "false";
-      line.innerHTML = `<span>Kitty (${state.kitty_size} card${state.kitty_size === 1 ? "" : "s"}, face down: the first trick's winner takes it): </span>`;
+      line.innerHTML = `<span>${esc(fmt(ngettext("Kitty (%(count)s card, face down: the first trick's winner takes it):",
+        "Kitty (%(count)s cards, face down: the first trick's winner takes it):", state.kitty_size),
+      { count: state.kitty_size }))} </span>`;
       for (let i = 0; i < state.kitty_size; i++) line.appendChild(cardBack("mini"));
     }
     box.appendChild(line);
@@ -486,10 +503,12 @@ function renderTrickLog() {
     let kitty = "";
     if (index === 0 && state.kitty) {
       const points = state.kitty.reduce((sum, card) => sum + cardPoints(card, state.rules), 0);
-      kitty = ` <span class="kitty-note">With the kitty: ${state.kitty.map(cardFace).join(" ")} (${points} point${points === 1 ? "" : "s"}).</span>`;
+      kitty = ` <span class="kitty-note">${esc(fmt(ngettext("With the kitty: %(cards)s (%(points)s point).",
+        "With the kitty: %(cards)s (%(points)s points).", points), { cards: state.kitty.map(cardFace).join(" "), points }))}</span>`;
     }
-    return `<li data-trick="${index + 1}">Trick ${index + 1}, led by ${esc(nameOf(trick.leader))}: ${plays}.
-      ${esc(nameOf(trick.winner))} took ${trick.points} point${trick.points === 1 ? "" : "s"}.${kitty}</li>`;
+    return `<li data-trick="${index + 1}">${esc(fmt(_("Trick %(number)s, led by %(name)s:"), { number: index + 1, name: nameOf(trick.leader) }))}
+      ${plays}. ${esc(fmt(ngettext("%(name)s took %(points)s point.", "%(name)s took %(points)s points.", trick.points),
+    { name: nameOf(trick.winner), points: trick.points }))}${kitty}</li>`;
   }).join("");
 }
 
@@ -498,7 +517,7 @@ function renderHand(phase, myTurn) {
   const hadFocus = box.contains(document.activeElement);
   box.innerHTML = "";
   if (mySeat === null) {
-    box.innerHTML = '<li class="muted">You are watching this table.</li>';
+    box.innerHTML = `<li class="muted">${esc(_("You are watching this table."))}</li>`;
     return;
   }
   const passed = new Set(phase === "passing" && state.passed ? state.passed : []);
@@ -517,16 +536,16 @@ function renderHand(phase, myTurn) {
     } else if (phase === "playing" && myTurn) {
       const ok = legal.has(card);
       button.classList.add(ok ? "legal" : "illegal");
-      if (!ok) label += " (not playable now)";
+      if (!ok) label = fmt(_("%(card)s (not playable now)"), { card: label });
       button.addEventListener("click", () => command({ type: "play", card }));
     } else {
       button.classList.add("idle");
-      button.addEventListener("click", () => setError(phase === "playing" ? "It is not your turn yet." : "Not now."));
+      button.addEventListener("click", () => setError(phase === "playing" ? _("It is not your turn yet.") : _("Not now.")));
     }
     if (received.has(card)) {
       button.classList.add("received");
-      button.insertAdjacentHTML("beforeend", '<span class="tag" aria-hidden="true">received</span>');
-      label += ", received";
+      button.insertAdjacentHTML("beforeend", `<span class="tag" aria-hidden="true">${esc(_("received"))}</span>`);
+      label = fmt(_("%(card)s, received"), { card: label });
     }
     button.setAttribute("aria-label", label);
     button.tabIndex = card === handFocus ? 0 : -1;
@@ -564,7 +583,7 @@ function togglePass(card) {
   if (selected.has(card)) selected.delete(card);
   else if (selected.size < 3) selected.add(card);
   else {
-    setError("You pass exactly three cards: unselect one first.");
+    setError(_("You pass exactly three cards: unselect one first."));
     return;
   }
   setError("");
@@ -580,12 +599,13 @@ function renderActions(phase, myTurn) {
     button.className = "primary";
     button.id = "pass-button";
     button.disabled = selected.size !== 3;
-    button.textContent = `Pass ${[...selected].map(cardFace).join(" ") || "3 cards"} to ${nameOf(state.passed_to)}`;
+    button.textContent = fmt(_("Pass %(cards)s to %(name)s"), {
+      cards: [...selected].map(cardFace).join(" ") || _("3 cards"), name: nameOf(state.passed_to) });
     button.addEventListener("click", () => command({ type: "pass", cards: [...selected] }));
     box.appendChild(button);
   }
   if (phase === "moon_choice" && state.moon && state.moon.shooter === mySeat) {
-    for (const [choice, text] of [["add_to_others", "Add 26 to everyone else"], ["subtract_from_self", "Take 26 off my score"]]) {
+    for (const [choice, text] of [["add_to_others", _("Add 26 to everyone else")], ["subtract_from_self", _("Take 26 off my score")]]) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "primary";
@@ -598,33 +618,42 @@ function renderActions(phase, myTurn) {
 
 function renderStatus(phase, myTurn) {
   const text = (() => {
-    if (phase === "game_over") return state.winner !== null ? `Game over: ${nameOf(state.winner)} won.` : "Game over.";
+    if (phase === "game_over") {
+      return state.winner !== null ? fmt(_("Game over: %(name)s won."), { name: nameOf(state.winner) }) : _("Game over.");
+    }
     if (phase === "passing") {
-      if (mySeat === null) return `Hand ${state.hand_number}: the players are passing cards.`;
-      if (state.passed) return `You passed ${state.passed.map(cardFace).join(" ")} to ${nameOf(state.passed_to)}. Waiting for the others.`;
-      return `Hand ${state.hand_number}: choose three cards to pass ${PASS_WORDS[state.pass_direction] || ""} to ${nameOf(state.passed_to)}.`;
+      const hand = state.hand_number;
+      if (mySeat === null) return fmt(_("Hand %(hand)s: the players are passing cards."), { hand });
+      if (state.passed) {
+        return fmt(_("You passed %(cards)s to %(name)s. Waiting for the others."), {
+          cards: state.passed.map(cardFace).join(" "), name: nameOf(state.passed_to) });
+      }
+      return fmt(_("Hand %(hand)s: choose three cards to pass %(direction)s to %(name)s."), {
+        hand, direction: PASS_WORDS[state.pass_direction] || "", name: nameOf(state.passed_to) });
     }
     if (phase === "moon_choice") {
-      return state.moon.shooter === mySeat ? "You shot the moon! Choose how to score it." : `${nameOf(state.moon.shooter)} shot the moon and is choosing.`;
+      return state.moon.shooter === mySeat ? _("You shot the moon! Choose how to score it.")
+        : fmt(_("%(name)s shot the moon and is choosing."), { name: nameOf(state.moon.shooter) });
     }
     const received = state.received && !state.tricks.length
-      ? ` You received ${state.received.map(cardFace).join(" ")} from ${nameOf(state.received_from)}.` : "";
-    if (myTurn) return `Your turn: play a highlighted card.${received}`;
-    return `${nameOf(state.to_act[0])} to play.${received}`;
+      ? " " + fmt(_("You received %(cards)s from %(name)s."), {
+        cards: state.received.map(cardFace).join(" "), name: nameOf(state.received_from) }) : "";
+    if (myTurn) return _("Your turn: play a highlighted card.") + received;
+    return fmt(_("%(name)s to play."), { name: nameOf(state.to_act[0]) }) + received;
   })();
   $("status").textContent = text;
 }
 
 function renderScores(n) {
-  const names = Array.from({ length: n }, (_, seat) => nameOf(seat));
-  const rows = state.hand_scores.map((h) => `<tr><th scope="row">Hand ${h.hand_number}</th>${h.points.map((p, seat) =>
-    `<td>${p}${h.shooter === seat ? ' <span class="badge">moon</span>' : ""}</td>`).join("")}</tr>`).join("");
+  const names = Array.from({ length: n }, (_unused, seat) => nameOf(seat));
+  const rows = state.hand_scores.map((h) => `<tr><th scope="row">${esc(fmt(_("Hand %(hand)s"), { hand: h.hand_number }))}</th>${h.points.map((p, seat) =>
+    `<td>${p}${h.shooter === seat ? ` <span class="badge">${esc(_("moon"))}</span>` : ""}</td>`).join("")}</tr>`).join("");
   const current = state.phase === "playing" || state.phase === "passing"
-    ? `<tr class="current"><th scope="row">Hand ${state.hand_number} so far</th>${state.points_taken.map((p) => `<td>${p}</td>`).join("")}</tr>` : "";
-  $("scores").innerHTML = `<div class="scroll"><table class="scores"><caption class="visually-hidden">Points per hand and totals</caption>
-    <thead><tr><th scope="col">Hand</th>${names.map((name, seat) => `<th scope="col"${seat === state.winner ? ' class="winner"' : ""}>${esc(name)}</th>`).join("")}</tr></thead>
+    ? `<tr class="current"><th scope="row">${esc(fmt(_("Hand %(hand)s so far"), { hand: state.hand_number }))}</th>${state.points_taken.map((p) => `<td>${p}</td>`).join("")}</tr>` : "";
+  $("scores").innerHTML = `<div class="scroll"><table class="scores"><caption class="visually-hidden">${esc(_("Points per hand and totals"))}</caption>
+    <thead><tr><th scope="col">${esc(_("Hand"))}</th>${names.map((name, seat) => `<th scope="col"${seat === state.winner ? ' class="winner"' : ""}>${esc(name)}</th>`).join("")}</tr></thead>
     <tbody>${rows}${current}</tbody>
-    <tfoot><tr><th scope="row">Total (to ${state.rules.end_score})</th>${state.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
+    <tfoot><tr><th scope="row">${esc(fmt(_("Total (to %(score)s)"), { score: state.rules.end_score }))}</th>${state.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
 }
 
 function renderAfterGame() {
@@ -635,16 +664,16 @@ function renderAfterGame() {
   }
   let again = "";
   if (game.rematch && mySeat === null) {
-    again = `<a class="button" href="/tables/${game.rematch}/">Watch the new table</a>`;
+    again = `<a class="button" href="/tables/${game.rematch}/">${esc(_("Watch the new table"))}</a>`;
   } else if (mySeat !== null && !game.ranked && game.watchable) {
-    again = `<button type="button" id="play-again" class="primary">${game.rematch ? "Join the new table" : "Play again"}</button>`;
+    again = `<button type="button" id="play-again" class="primary">${esc(game.rematch ? _("Join the new table") : _("Play again"))}</button>`;
   }
   const key = `${again}|${game.rematch}`;
   if (box.dataset.key === key) return; // keep focus on the button across renders
   box.dataset.key = key;
-  box.innerHTML = `${again} <a class="button${again ? "" : " primary"}" href="/games/${gameId}/replay/">Watch the replay</a>
-    <a class="button" href="/">Back to the tables</a>
-    ${game.rematch && mySeat !== null ? '<span class="muted">The same players are invited to a new table.</span>' : ""}`;
+  box.innerHTML = `${again} <a class="button${again ? "" : " primary"}" href="/games/${gameId}/replay/">${esc(_("Watch the replay"))}</a>
+    <a class="button" href="/">${esc(_("Back to the tables"))}</a>
+    ${game.rematch && mySeat !== null ? `<span class="muted">${esc(_("The same players are invited to a new table."))}</span>` : ""}`;
 }
 
 // Play again: the first to ask makes the new table (the others are invited); the others join it.
@@ -671,9 +700,9 @@ function renderSpectators(list) {
   const names = list.names || [];
   const anonymous = list.anonymous || 0;
   const parts = [...names.map(esc)];
-  if (anonymous) parts.push(`${anonymous} without an account`);
+  if (anonymous) parts.push(esc(fmt(_("%(count)s without an account"), { count: anonymous })));
   box.hidden = !parts.length;
-  box.innerHTML = parts.length ? `Watching: ${parts.join(", ")}` : "";
+  box.innerHTML = parts.length ? `${esc(_("Watching:"))} ${parts.join(", ")}` : "";
   box.dataset.count = String(names.length + anonymous);
 }
 
@@ -685,8 +714,10 @@ function tick() {
   }
   const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
   box.hidden = false;
-  const who = state && state.to_act.length === 1 ? nameOf(state.to_act[0]) : "Everyone";
-  box.textContent = `${who === "You" ? "You have" : `${who} has`} ${seconds} s`;
+  const single = state && state.to_act.length === 1;
+  box.textContent = single && state.to_act[0] === mySeat ? fmt(_("You have %(seconds)s s"), { seconds })
+    : single ? fmt(_("%(name)s has %(seconds)s s"), { name: nameOf(state.to_act[0]), seconds })
+      : fmt(_("Everyone has %(seconds)s s"), { seconds });
   box.classList.toggle("urgent", seconds <= 10);
 }
 
@@ -699,7 +730,7 @@ async function start() {
   try {
     await refreshDetail(); // watching needs no account: nothing is created until one sits down
   } catch (error) {
-    setError(error.status === 404 ? "There is no such table." : error.message);
+    setError(error.status === 404 ? _("There is no such table.") : error.message);
     setConnection("closed", "");
     return;
   }
