@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint bench
+.PHONY: install run test lint bench messages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,20 @@ run: install
 test: install
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
+## The checks CI and the pre-commit hooks run: lint, format, import contracts.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: install
 	$(PY) -m engine.bench
+
+## Translations: refresh the message list and the catalogs, then compile them (commit the .po and
+## .mo files; tests/hearts_league/test_i18n.py checks the .mo match). Needs gettext's msgfmt.
+messages: install
+	command -v msgfmt >/dev/null || (apt-get update -qq && apt-get install -y -qq gettext)
+	$(PY) -m hearts_league.i18n
+	$(PY) manage.py makemessages --all --no-obsolete --ignore=.venv --ignore=tests --ignore=bench --ignore='*/migrations/*'
+	$(PY) manage.py makemessages --all --no-obsolete -d djangojs --ignore=.venv --ignore=staticfiles --ignore=tests
+	$(PY) manage.py compilemessages --ignore=.venv

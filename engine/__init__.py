@@ -5,7 +5,7 @@ Public face::
     from engine import Card, Rules, Game, IllegalMove, Event, event_from_dict, redact
 
 - ``engine.cards``: ``Card`` (an int 0..51, suit-major) and 52-bit card masks.
-- ``engine.rules``: ``Rules``, every option of RULES.md as a frozen dataclass field.
+- ``engine.rules``: ``Rules``, every option of docs/rules.md as a frozen dataclass field.
 - ``engine.core``: the rules of play and scoring on ints (``PlayState``), shared by
   both paths.
 - ``engine.game``: ``Game``, the validated path (commands -> events, replay, view).
@@ -14,13 +14,13 @@ Public face::
 - ``engine.fast``: the search path (``PlayState`` from a view or a game, random playouts).
 - ``python -m engine.bench``: hands/s, plays/s and replayed events/s.
 
-Readings of RULES.md the engine makes (tests name each rule):
+Readings of the rules the engine makes (docs/rules.md describes them; tests name each rule):
 
 - First trick: follow suit first, then drop hearts and QS from what is left unless
   that leaves nothing ("no points on the first trick").  So a player whose only card
   of the led suit is the QS must play it; a void player may discard a heart or the QS
   only when holding nothing but hearts and the QS.  Only hearts and QS are "points"
-  here: with Black Maria, KS and AS may be played on the first trick, as RULES.md says.
+  here: with Black Maria, KS and AS may be played on the first trick, as docs/rules.md says.
 - Leading the first trick under old rules: no heart and (with no-points-first-trick) no
   QS unless nothing else is held; with only hearts and the QS, the QS is led.
 - Hearts are broken by a heart played in a completed trick (or the QS with

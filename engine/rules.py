@@ -1,4 +1,4 @@
-"""The table's rules: every option of RULES.md as a field of a frozen dataclass.
+"""The table's rules: every option of docs/rules.md as a field of a frozen dataclass.
 
 >>> r = Rules(players=5)
 >>> r.removed_cards, r.hand_size, r.kitty_size
@@ -38,12 +38,12 @@ _UNREMOVABLE = HEARTS | 1 << QUEEN_SPADES | 1 << KING_SPADES | 1 << ACE_SPADES |
 
 @dataclass(frozen=True)
 class Rules:
-    """Rules in force at a table; defaults follow RULES.md (primary source 000).
+    """Rules in force at a table; defaults and their meaning: docs/rules.md.
 
     players: 3, 4 or 5.
     leftover: "remove" (take ``removed_cards`` out of the deck) or "kitty" (deal the
         odd cards face down; the first trick's winner takes them and their points).
-    removed_cards: with "remove", the cards taken out; ``None`` means the RULES.md
+    removed_cards: with "remove", the cards taken out; ``None`` means the docs/rules.md
         default (3p: 2D; 5p: 2D and 2C).  Exactly ``52 % players`` cards, no point card.
     passing: "cycle" (4p left/right/across/none, 3p and 5p left/right/none),
         "left" (always left) or "off".

@@ -5,9 +5,12 @@ import re
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext_noop
 from rest_framework import exceptions
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from hearts_league.i18n import localize, request_language
 
 
 class DomainError(APIException):
@@ -45,7 +48,7 @@ def int_query_param(request, name: str, default: int | None = None, minimum: int
 def suspicious_request_error(exc: SuspiciousOperation) -> tuple[int, str, str]:
     """(status, code, detail) for a request Django refused as malformed or too big."""
     if isinstance(exc, RequestDataTooBig):
-        return 413, "body_too_large", "The request body is too large."
+        return 413, "body_too_large", gettext_noop("The request body is too large.")
     name = type(exc).__name__
     codes = {"DisallowedHost": "bad_host", "TooManyFieldsSent": "too_many_fields",
              "TooManyFilesSent": "too_many_files"}
@@ -53,12 +56,24 @@ def suspicious_request_error(exc: SuspiciousOperation) -> tuple[int, str, str]:
 
 
 def error_response(status: int, code: str, detail: str) -> JsonResponse:
-    """The API's error body, outside DRF (Django's error handlers, middleware)."""
-    return JsonResponse({"code": code, "detail": detail}, status=status)
+    """The API's error body, outside DRF (Django's error handlers, middleware); ``detail`` in
+    the active language (``LocaleMiddleware`` and the profile's choice have set it)."""
+    return JsonResponse({"code": code, "detail": localize(detail)}, status=status)
+
+
+def _language(context) -> str | None:
+    request = context.get("request") if context else None
+    if request is None:
+        return None
+    try:
+        return request_language(request)
+    except Exception:  # a failing authenticator raises again here; the cookie's language will do
+        return getattr(request, "LANGUAGE_CODE", None)
 
 
 def exception_handler(exc, context):
-    """Shape every DRF error as ``{"code": ..., "detail": ..., ["errors": {...}]}``."""
+    """Shape every DRF error as ``{"code": ..., "detail": ..., ["errors": {...}]}``, the
+    ``detail`` in the request's language (the code stays the same in every language)."""
     if isinstance(exc, SuspiciousOperation):
         return error_response(*suspicious_request_error(exc))
     if isinstance(exc, Http404):
@@ -68,12 +83,14 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    language = _language(context)
     if isinstance(exc, DomainError):
-        response.data = {"code": exc.error_code, "detail": str(exc.detail), **exc.extra}
+        response.data = {"code": exc.error_code, "detail": localize(str(exc.detail), language), **exc.extra}
     elif isinstance(exc, ValidationError):
-        response.data = {"code": "invalid", "detail": "The request is not valid.", "errors": response.data}
+        response.data = {"code": "invalid", "detail": localize("The request is not valid.", language),
+                         "errors": response.data}
     elif isinstance(exc, APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code
-        response.data = {"code": code, "detail": str(exc.detail)}
+        response.data = {"code": code, "detail": localize(str(exc.detail), language)}
     return response

@@ -15,6 +15,7 @@ from axes.middleware import AxesMiddleware
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import ngettext
 
 
 def client_ip(request: HttpRequest) -> str:
@@ -39,8 +40,10 @@ def lockout_seconds() -> int:
 
 def lockout_message() -> str:
     minutes = max(1, round(lockout_seconds() / 60))
-    return (f"Too many failed sign-ins from your address: signing in is blocked for {minutes} "
-            f"minute{'s' if minutes != 1 else ''} after the last failed attempt.")
+    return ngettext("Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
+                    "minute after the last failed attempt.",
+                    "Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
+                    "minutes after the last failed attempt.", minutes) % {"minutes": minutes}
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:

@@ -92,9 +92,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",  # cookie, then Accept-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "hearts_league.i18n.ProfileLanguageMiddleware",  # a signed-in player's own choice first
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "hearts_league.logins.LockoutMiddleware",  # last, as axes.middleware.AxesMiddleware must be
@@ -110,6 +112,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -164,7 +167,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# Adding a language: README, "Languages".
+LANGUAGES = [("en", "English"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "django_language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the header's switch is remembered for a year
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -323,6 +331,9 @@ HEARTS_CPU_DELAY = env.float("HEARTS_CPU_DELAY", default=0.6)  # seconds, so hum
 HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tests shorten turn times
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
+# A move whose game this process changed last is written in one guarded statement from the
+# cached state, row and seats, without a lock (PostgreSQL; tournaments.services.games).
+HEARTS_MOVES_ON_CACHE = env.bool("HEARTS_MOVES_ON_CACHE", default=True)
 # A server process holding WebSockets records a heartbeat this often; the sweeper drops the
 # connections of one silent for HEARTS_SERVER_DEAD_AFTER seconds (it died without closing them).
 HEARTS_SERVER_HEARTBEAT = env.float("HEARTS_SERVER_HEARTBEAT", default=10.0)

@@ -27,8 +27,10 @@ from tournaments.selectors import games_list
 SIGMA_NOW = ("uncertainty as of now: the stored sigma widened by the model for each whole day since "
              "the last rated game (as it will be before the next one)")
 
-PROVISIONAL_NOW = ("as of now: fewer than RATINGS_PROVISIONAL_GAMES games, or sigma (as of now) above "
-                   "RATINGS_PROVISIONAL_SIGMA_SHARE of the model's initial sigma")
+PROVISIONAL_NOW = ("as of now: fewer than RATINGS_PROVISIONAL_GAMES games, or sigma (as of now) above the "
+                   "pool's provisional sigma (glicko-elo's provisional_sigma, 58 in new pools; other models, "
+                   "and glicko-elo pools stored before it had one: RATINGS_PROVISIONAL_SIGMA_SHARE of the "
+                   "model's initial sigma)")
 
 
 class RatingSerializer(serializers.Serializer):

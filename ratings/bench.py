@@ -31,7 +31,7 @@ Plackett-Luce, matched to the simulation, are the anchors; it reports newcomers'
 error too, over seeds 8-12 unless ``--seeds`` says otherwise, then each figure's mean ± sd and
 the default model's per-seed differences from the anchors. ``--seeds 8-12`` works for the
 random scenario as well (mean ± sd at the end). A model may carry parameters:
-``--models glicko-elo:centre_weight=0,trueskill``.
+``--models glicko-elo:sigma=150:centre_weight=2,trueskill``.
 """
 
 from __future__ import annotations
@@ -259,11 +259,13 @@ GRIDS: dict[str, dict[str, list[float]]] = {
         "k_new": [32.0, 64.0, 128.0, 256.0],
     },
     "glicko-elo": {
-        "sigma": [100.0, 150.0, 200.0, 250.0, 350.0],
         "info_weight": [1.0, 2.0, 4.0],
         "sigma_min": [0.0, 10.0, 15.0, 20.0, 25.0, 30.0],
-        # Tuned on the pool scenario (bench_pools.POOL_GRIDS): random-seat tables do not need it.
-        "centre_weight": [2.0],
+        # Tuned on the pool scenario (bench_pools.POOL_GRIDS): random-seat tables hardly tell the
+        # initial sigma apart (80-350) and do not need the pull.
+        "sigma": [80.0],
+        "centre_weight": [0.0],
+        "provisional_sigma": [58.0],  # not a rating parameter: no bench measures it
     },
 }
 
@@ -319,7 +321,10 @@ def parse_seeds(text: str) -> list[int]:
 
 DEFAULT_MODELS = {
     "random": "bt-full,elo,glicko-elo,openskill-bt,openskill-pl,openskill-tm",
-    "pool": "glicko-elo,glicko-elo:centre_weight=0,elo,trueskill,openskill-pl-matched",
+    # glicko-elo as new pools start (sigma 80, no pull), as pools stored during issue 24 hold it
+    # (sigma 150, pull 2) and as those stored before it do (sigma 150, no pull).
+    "pool": "glicko-elo,glicko-elo:sigma=150:centre_weight=2,glicko-elo:sigma=150:centre_weight=0,elo,trueskill,"
+            "openskill-pl-matched",
 }
 DEFAULT_SEEDS = {"random": "8", "pool": "8-12"}
 DEFAULT_DRIFT = {"random": 0.0, "pool": 0.01}

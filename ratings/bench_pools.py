@@ -537,7 +537,7 @@ def _as_dict(result: PoolResult) -> dict:
 
 
 POOL_GRIDS: dict[str, dict[str, list[float]]] = {
-    "glicko-elo": {"centre_weight": [0.0, 1.0, 2.0, 3.0, 4.0, 6.0]},
+    "glicko-elo": {"sigma": [65.0, 80.0, 100.0, 150.0], "centre_weight": [0.0, 1.0, 2.0]},
 }
 """What ``--scenario pool --tune`` searches (on seed + 100), one model's grid at a time."""
 

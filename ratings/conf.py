@@ -1,7 +1,8 @@
 """The ratings app's knobs: each is a Django setting of the same name, or this default.
 
 Rating units are the pool model's (``glicko-elo`` and ``elo``: 1500 on Elo's 400-point scale;
-a new player is 1500 ± 150 with ``glicko-elo``, 1500 ± 350 with ``elo``).
+a new player is 1500 ± 80 with ``glicko-elo``, 1500 ± 150 in glicko-elo pools stored before that
+start, 1500 ± 350 with ``elo``).
 """
 
 from django.conf import settings
@@ -13,10 +14,12 @@ DEFAULTS = {
     # (``rebuild_ratings --model`` switches a pool).
     "RATINGS_MODEL": DEFAULT_MODEL,
     "RATINGS_MODEL_PARAMS": {},
-    # Provisional: fewer games than this, or sigma above this share of the model's initial sigma.
-    # 0.5: glicko-elo's sigma (a posterior) falls under half its initial 150 after ~9 games, so
-    # the 10 games decide for a newcomer, and a regular (sigma 15-35) turns provisional again
-    # only after 6-7 months away. (elo's sigma passes 0.5 after ~3 games and 0.35 after ~8.)
+    # Provisional: fewer games than this, or sigma above the pool's provisional sigma: glicko-elo's
+    # own (``provisional_sigma``, 58: a newcomer's sigma after 9-10 games, so the 10 games decide; a
+    # regular, sigma 15-35, turns provisional again after 3-4 months away), else this share of the
+    # model's initial sigma: elo (its sigma passes 0.5 after ~3 games and 0.35 after ~8), bt-full,
+    # and glicko-elo pools stored before it had its own (half of 150, passed after ~9 games; a
+    # regular turns provisional again after 6-7 months away).
     "RATINGS_PROVISIONAL_GAMES": 10,
     "RATINGS_PROVISIONAL_SIGMA_SHARE": 0.5,
     # Leaderboards list players with at least this many games who played in the last N days.

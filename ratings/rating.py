@@ -306,29 +306,46 @@ class GlickoElo(_Model):
     **A tie is half a win:** the mean update is linear in ``s`` in {1, 0.5, 0} and nothing
     else (E, g, sigma', hence K) depends on who won.
 
-    **The pull toward the centre** (``centre_weight`` c, issue 24): every game also counts, for
-    each player, as a draw against a virtual player at the pool's centre (``mu``, where everyone
-    starts), weighted ``c (sigma / sigma_0)^2`` and carrying no information (sigma is the same
-    with or without it)::
+    **The initial sigma** (``TUNED``: 80, about the spread of the players' skills, ~80 points a
+    skill SD): a newcomer's first game moves them about 32 points. It was 150 until issue 24, twice
+    that spread, so a newcomer's first games moved them by about a skill SD each (~90 points); with
+    random tables later games pull them back, but the ranked queue seats players by rating, so the
+    players of each rating band meet mostly each other and a band that rose or fell too far together
+    stays there: on the bench's live pool (``--scenario pool``) ratings ended 1.45 times as spread out
+    as the skills (log-loss 0.664 against TrueSkill's 0.651). Started at 80 they end about as spread
+    as the skills and match TrueSkill's tau, log-loss and newcomers' error within the noise, with no
+    pull; on random tables it changes nothing (ratings/README.md). Pools stored with 150 keep it.
+
+    **The pull toward the centre** (``centre_weight`` c; 0 in ``TUNED``, 2 in the pools stored with
+    sigma 150 during issue 24, which keep it): every game also counts, for each player, as a draw
+    against a virtual player at the pool's centre (``mu``, where everyone starts), weighted
+    ``c (sigma / sigma_0)^2`` and carrying no information (sigma is the same with or without it)::
 
         mu' = mu + q sigma'^2 [w sum_q g(sigma_q) (s_iq - E_iq) + c (sigma / sigma_0)^2 (1/2 - E_i0)]
 
     with ``E_i0`` the expected score against the centre. It is a prior written as virtual draws
     (as Coulom's Bayeselo and Whole-History Rating write theirs), spent over a player's first
     games: its weight falls with sigma^2 and the gain with it, so an established player hardly
-    feels it. Why: the initial sigma (150) is about twice the spread of the players' skills
-    (~80 points a skill SD), so a newcomer's first games move them far; with random tables later
-    games pull them back, but the ranked queue seats players by rating, so the players of each
-    rating band meet mostly each other and a band that rose or fell too far together stays there.
-    On the bench's live pool (``--scenario pool``) ratings end 1.45 times as spread out as the
-    skills without the pull and about as spread with it (log-loss 0.665 against 0.651, tau
-    +0.012); on random tables it changes nothing. A newcomer starts at the centre, where the
-    virtual draw is exactly expected, so a table of newcomers is rated as without it; and nothing
-    in it depends on who won, so a tie stays half a win.
+    feels it. It was the first fix for the spread above, keeping the first game as it was: with
+    sigma 150 it brings the spread to ~1.06 (log-loss 0.653, 0.001 short of TrueSkill's); with
+    sigma 80 it only costs (weight 1 or 2, against TrueSkill: tau -0.001 to -0.006, log-loss +0.0005
+    to +0.0018, where no pull is +0.0001 to +0.0002). A
+    newcomer starts at the centre, where the virtual draw is exactly expected, so a table of
+    newcomers is rated as without it; and nothing in it depends on who won, so a tie stays half a
+    win.
+
+    **Provisional** (``provisional_sigma``; read by ``ratings.selectors.is_provisional``, never by
+    the rating): a player whose sigma is above it is provisional. ``TUNED``: 58, the sigma a newcomer
+    has after 9-10 games, so that, as half of 150 did with the old start, the sigma rule agrees with
+    the 10 games of ``RATINGS_PROVISIONAL_GAMES`` for a newcomer (half of 80, 40, would keep them
+    provisional for ~28 games); a regular (sigma 15-35) turns provisional again after 3-4 months away.
+    0 (the constructor's default, and what pools stored before it get): the site's
+    ``RATINGS_PROVISIONAL_SIGMA_SHARE`` of the initial sigma, as those pools decided.
 
     Same scale as ``elo`` (1500, logistic scale 400), so rating points, the matchmaking
     window and ``elo`` ratings mean the same. Constructor defaults are Glicko-1's
-    (350, no floor, Glicko's 0-to-350 widening, no pull); ``make_model`` applies ``TUNED``.
+    (350, no floor, Glicko's 0-to-350 widening, no pull, the share rule for provisional status);
+    ``make_model`` applies ``TUNED``.
     """
 
     name = "glicko-elo"
@@ -342,10 +359,12 @@ class GlickoElo(_Model):
         sigma_min: float = 0.0,
         sigma_per_day: float = 5.0,
         centre_weight: float = 0.0,
+        provisional_sigma: float = 0.0,
     ) -> None:
         self.mu, self.sigma, self.scale = float(mu), float(sigma), float(scale)
         self.info_weight, self.sigma_min = float(info_weight), float(sigma_min)
         self.sigma_per_day, self.centre_weight = float(sigma_per_day), float(centre_weight)
+        self.provisional_sigma = float(provisional_sigma)
 
     def _g(self, sigma: float) -> float:
         q = math.log(10.0) / self.scale
@@ -488,19 +507,29 @@ TUNED: dict[str, dict[str, float]] = {
     # tells about as much as two independent games (its three pair results share the
     # player's own luck). sigma_per_day is not measurable on a population whose skill never
     # changes; 5 is elo's, on the same scale.
-    # centre_weight: python -m ratings.bench --scenario pool --seeds 20-29 (200 players, 20,000 games,
-    # skill-matched tables of 3-5, drift 0.01, 10% newcomers halfway), per-seed differences from
-    # TrueSkill's tau / log-loss / newcomers' error at 10 games: 0 -0.011 / +0.0145 / +0.1; 1 -0.007 /
-    # +0.0048 / -0.5; 2 +0.001 / +0.0008 / +1.0; 3 -0.001 / +0.0009 / +1.6; 4 -0.001 / +0.0006 / +1.7;
-    # 6 -0.002 / +0.0013 / +1.1 (standard errors 0.002-0.003 / 0.0003-0.0006 / 0.7-1.1). 2 is the
-    # smallest weight at the plateau of tau and log-loss, and costs newcomers least there.
-    "glicko-elo": {"sigma": 150.0, "info_weight": 2.0, "sigma_min": 15.0, "centre_weight": 2.0},
+    # sigma 80 (issue 24; 150 before): python -m ratings.bench --scenario pool --seeds 8-12 and
+    # --seeds 20-29 (200 players, 20,000 games, skill-matched tables of 3-5, drift 0.01, 10% newcomers
+    # halfway), mean per-seed differences from TrueSkill's tau / log-loss / newcomers' error at 10
+    # games, seeds 8-12; 20-29: sigma 80 without the pull +0.005 / +0.0001 / +1.1; 0.000 / +0.0002 /
+    # -1.3 (standard errors 0.003-0.005 / 0.0004 / 0.7-1.5); with centre_weight 1 -0.006 / +0.0005 /
+    # -1.0; -0.003 / +0.0007 / -0.5; with 2 -0.001 / +0.0018 / -0.2; -0.004 / +0.0017 / +0.6; sigma
+    # 65 and 100 without the pull (20-29) -0.003 / +0.0008 / -0.9 and -0.002 / +0.0008 / 0.0; sigma
+    # 150 with centre_weight 2 (the default before) +0.002 / +0.0015 / +0.9; +0.001 / +0.0008 / +1.0.
+    # 80 starts a newcomer at about the players' spread (~80 points a skill SD), so the pull that 150
+    # needed only costs; it stays for the pools stored with it. On random tables of 4 sigma 80 changes
+    # nothing (seeds 8-12: tau 0.892 either way, log-loss 0.6535 against 0.6537).
+    # provisional_sigma 58: the sigma a newcomer has after 9-10 games, as 75 (half of 150) was with
+    # sigma 150, so the sigma rule and RATINGS_PROVISIONAL_GAMES (10) agree for a newcomer.
+    "glicko-elo": {"sigma": 80.0, "info_weight": 2.0, "sigma_min": 15.0, "centre_weight": 0.0,
+                   "provisional_sigma": 58.0},
 }
 """Parameters tuned to Hearts' luck by ``python -m ratings.bench``; see ratings/README.md."""
 
 ADDED_PARAMS: dict[str, dict[str, float]] = {
-    # Issue 24: pools stored before glicko-elo had centre_weight were rated without the pull.
-    "glicko-elo": {"centre_weight": 0.0},
+    # Issue 24: pools stored before glicko-elo had centre_weight were rated without the pull, and
+    # those stored before it had provisional_sigma decided by RATINGS_PROVISIONAL_SIGMA_SHARE (0).
+    # (sigma, changed from 150 to 80, needs no entry: every stored pool holds its own.)
+    "glicko-elo": {"centre_weight": 0.0, "provisional_sigma": 0.0},
 }
 """Parameters added to a model after pools were stored with it, and the value that rates such a
 pool as it was rated (see :func:`stored_model`)."""
@@ -510,8 +539,8 @@ DEFAULT_MODEL = "glicko-elo"
 luck 2.5) it ranks better than ``elo`` by mu - 3 sigma on every seed (tau +0.011, sd of the
 difference 0.004), at the batch ceiling by mu, with better calibrated predictions and fewer
 games to converge; same rating scale as ``elo``, fast enough, and a tie is half a win by
-construction. On the live-pool scenario (skill-matched tables, drifting skill, newcomers) its
-pull toward the centre brings its tau to TrueSkill's and its log-loss within 0.001 of it.
+construction. On the live-pool scenario (skill-matched tables, drifting skill, newcomers), started
+at sigma 80, it matches TrueSkill's tau, log-loss and newcomers' error within the noise.
 ``elo`` stays available, and pools rated with it keep it (the model is stored)."""
 
 
@@ -538,7 +567,7 @@ def make_model(name: str = DEFAULT_MODEL, **params: Any) -> RatingModel:
     >>> make_model("elo", k=20).params["k"]
     20.0
     >>> make_model().name, make_model().initial()
-    ('glicko-elo', Skill(mu=1500.0, sigma=150.0))
+    ('glicko-elo', Skill(mu=1500.0, sigma=80.0))
     """
     try:
         factory = MODELS[name]

@@ -53,17 +53,25 @@ def current_skill(model: RatingModel, mu: float, sigma: float, last_played_at: d
     return model.decay(Skill(mu, sigma), days), days
 
 
+def provisional_sigma(model: RatingModel) -> float:
+    """The sigma above which a player of the pool is provisional: the model's own
+    ``provisional_sigma`` (glicko-elo's, stored with the pool like its other parameters), else
+    ``RATINGS_PROVISIONAL_SIGMA_SHARE`` of the model's initial sigma (elo, bt-full, and glicko-elo
+    pools stored before it had one, so that they decide as they did)."""
+    own = getattr(model, "provisional_sigma", 0.0)
+    return own or setting("RATINGS_PROVISIONAL_SIGMA_SHARE") * model.initial().sigma
+
+
 def is_provisional(model: RatingModel, skill: Skill, games: int) -> bool:
     """The one definition of provisional: fewer than ``RATINGS_PROVISIONAL_GAMES`` rated games, or
-    sigma above ``RATINGS_PROVISIONAL_SIGMA_SHARE`` of the pool model's initial sigma.
+    sigma above the pool's :func:`provisional_sigma`.
 
     Pass the skill as of the moment that matters: everything players see (leaderboards, a
     player's ratings) passes the decayed skill as of now (:func:`current_rating`), so a regular
     who stays away long enough turns provisional again, and stops being so once a game narrows
     sigma back. ``Rating.provisional`` stores this as of the player's last rated game only.
     """
-    return (games < setting("RATINGS_PROVISIONAL_GAMES")
-            or skill.sigma > setting("RATINGS_PROVISIONAL_SIGMA_SHARE") * model.initial().sigma)
+    return games < setting("RATINGS_PROVISIONAL_GAMES") or skill.sigma > provisional_sigma(model)
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,13 @@ from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
+from hearts_league.i18n import localize, scope_language
 from hearts_league.json_input import JSONInputError, parse_json
 from tournaments import eventstore, live, visibility
 from tournaments.feed import feed
 from tournaments.models import Game, Player
 from tournaments.services import games as game_services
-from tournaments.services import presence
+from tournaments.services import presence, watchers
 from tournaments.services.tickets import ws_ticket_redeem
 from tournaments.visibility import ViewerKind, visible_event
 
@@ -75,6 +76,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     seat: int | None = None
     sent_seq: int = 0
+    language: str = "en"  # error frames speak it (hearts_league.i18n.scope_language)
 
     async def connect(self):
         live.register_server_loop(asyncio.get_running_loop())
@@ -82,6 +84,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode())
         ticket = query.get("ticket", [""])[0]
         self.user = await self._authenticate(ticket)
+        self.language = scope_language(self.scope)  # the profile's choice replaces it once known
         # Refusals come after accept, as a close code the client sees (before accept, a browser
         # sees only a failed handshake, 1006, and reconnects for ever).
         if self.user is None and ticket:
@@ -92,6 +95,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
             return
         self.seat, self.unseated_kind, sealed = found
+        self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
         if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
             await self._refuse(CLOSE_HIDDEN, "hidden_until_round_over", "This table plays deals other tables of "
                                "its round are still playing: it can be watched once the round is over.")
@@ -109,13 +113,14 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.in_group = True
         await self.accept()
         await self._seat_taken(self.seat)
+        await self._watch(self.seat is None)
         await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
                               "seq": await self._current_seq()})
         await self.catch_up(after)
 
     async def _refuse(self, code: int, error: str, detail: str) -> None:
         await self.accept()
-        await self.send_json({"type": "error", "code": error, "detail": detail, "seq": 0})
+        await self.send_json({"type": "error", "code": error, "detail": localize(detail, self.language), "seq": 0})
         await self.close(code=code)
 
     async def dispatch(self, message):
@@ -133,6 +138,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return  # refused: nothing was joined or recorded
         await self.channel_layer.group_discard(live.group_name(self.game_id), self.channel_name)
         await self._seat_given_up()
+        await self._watch(False)
 
     async def _seat_taken(self, seat: int | None) -> None:
         """This connection plays for ``seat`` from now on: record it (presence, heartbeats)."""
@@ -194,6 +200,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             # Group messages are delivered at most once: a ping also sends anything a lost
             # notification held back, so a quiet client is never stuck behind the table.
             await self.catch_up(self.sent_seq)
+            if getattr(self, "watching", False):  # still here: keep the spectators entry from lapsing
+                await self._still_watching()
             await self.send_json({"type": "pong", "seq": self.sent_seq})
         elif kind == "resume":
             after = frame.get("after")
@@ -271,6 +279,43 @@ class GameConsumer(AsyncWebsocketConsumer):
         async with self.send_lock:
             seat = await database_sync_to_async(self._current_seat)()
             await self._seat_changed(seat, "seats_changed")
+
+    async def game_rematch(self, message):
+        """Group message: the finished game's players are offered a new table (an id, no game data)."""
+        await self.send_json({"type": "rematch", "game": message["rematch"], "seq": self.sent_seq})
+
+    async def game_watchers(self, message):
+        """Group message: who watches the table now, names only."""
+        await self.send_json({"type": "spectators", "names": message["names"], "anonymous": message["anonymous"],
+                              "seq": self.sent_seq})
+
+    async def _watch(self, watching: bool) -> None:
+        """Enter or leave the table's spectators list (an unseated connection is on it), and tell
+        the table when that changes it."""
+        was, self.watching = getattr(self, "watching", False), watching
+        if watching == was:
+            return
+        try:  # best effort: the list is a courtesy, never a reason to drop a connection
+            if watching:
+                summary = await database_sync_to_async(watchers.watcher_seen)(
+                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+            else:
+                summary = await database_sync_to_async(watchers.watcher_gone)(
+                    game_id=self.game_id, connection_id=self.connection_id)
+            await self.channel_layer.group_send(live.group_name(self.game_id),
+                                                {"type": "game.watchers", "game": self.game_id, **summary})
+        except Exception:
+            log.exception("game %s: the spectators list could not be updated", self.game_id)
+
+    async def _still_watching(self) -> None:
+        try:
+            await database_sync_to_async(watchers.watcher_seen)(
+                game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+        except Exception:
+            log.exception("game %s: the spectators list could not be refreshed", self.game_id)
+
+    def _watcher_name(self) -> str:
+        return self.player.display_name if self.player is not None else ""
 
     async def catch_up(self, after: int, restart: bool = False, at_least: int | None = None):
         """Send every event after ``after`` and the current state. ``at_least``: the seq the
@@ -363,6 +408,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         await self._seat_given_up()
         await self._seat_taken(seat)
+        await self._watch(seat is None)
         await self.send_json({"type": "seat", "seat": seat, "seq": self.sent_seq, "reason": reason})
         if seat is None and self.sealed and self.unseated_kind != ViewerKind.STAFF:
             await self.error("hidden_until_round_over", "You no longer sit at this table, which plays deals "
@@ -370,7 +416,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_HIDDEN)
 
     async def error(self, code: str, detail: str, **extra):
-        await self.send_json({"type": "error", "code": code, "detail": detail, "seq": self.sent_seq, **extra})
+        """An error frame; ``detail`` (English in the code) in the connection's language."""
+        await self.send_json({"type": "error", "code": code, "detail": localize(detail, self.language),
+                              "seq": self.sent_seq, **extra})
 
     async def send_json(self, content: dict):
         await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())

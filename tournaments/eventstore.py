@@ -15,6 +15,7 @@ not replay the whole game, and :func:`rebuild_engine_game` proves the cache is d
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import hmac
@@ -26,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import transaction
@@ -120,6 +122,15 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
     Every HandDealt is followed by its DealCommitted. Updates ``game.seq`` (the caller saves).
     """
     assert transaction.get_connection().in_atomic_block, "append_events needs the caller's transaction"
+    rows = new_rows(game, events, cause=cause, command_id=command_id, actor_seat=actor_seat)
+    sql.insert(rows)
+    return rows
+
+
+def new_rows(game: Game, events: Iterable[dict], *, cause: str, command_id: str = "",
+             actor_seat: int | None = None) -> list[GameEvent]:
+    """The rows that append ``events`` to the game's log, chained and hashed, not saved yet
+    (each HandDealt followed by its DealCommitted). Updates ``game.seq`` and ``game.head_hash``."""
     previous = game.head_hash if game.seq else GENESIS_HASH
     now = timezone.now()
     rows = []
@@ -132,7 +143,6 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
                         recorded_at=now, command_id=command_id or "", actor_seat=actor_seat, cause=cause)
         row.hash = previous = row_hash(row, previous, keyed=_is_keyed(game, seq))
         rows.append(row)
-    sql.insert(rows)
     if rows:
         game.seq, game.head_hash = rows[-1].seq, rows[-1].hash
     return rows
@@ -149,6 +159,17 @@ def _with_commitments(game: Game, events: Iterable[dict]):
 # --- engine state -----------------------------------------------------------------------------
 
 
+class Cached(NamedTuple):
+    """A cache entry: the engine state of a game's log at ``version`` (seq, hash of the last
+    event) and, when a command stored it, the game row and its seats (with their players) at
+    that version, which let the next move skip reading them (see ``games.services``)."""
+
+    version: tuple[int, str]
+    state: engine.Game
+    row: Game | None = None
+    seats: list | None = None
+
+
 class _EngineCache:
     """Latest engine state per game in this process, least recently used out.
 
@@ -157,19 +178,28 @@ class _EngineCache:
 
     def __init__(self, size: int = 2048):
         self._size = size
-        self._entries: OrderedDict[int, tuple[tuple[int, str], engine.Game]] = OrderedDict()
+        self._entries: OrderedDict[int, Cached] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, game_id: int) -> tuple[tuple[int, str], engine.Game] | None:
-        """Remove and return the game's entry, ``((seq, head hash), state)``: the taker may mutate it."""
+    def take(self, game_id: int) -> Cached | None:
+        """Remove and return the game's entry: the taker may mutate its state."""
         with self._lock:
             return self._entries.pop(game_id, None)
 
-    def put(self, game_id: int, version: tuple[int, str], state: engine.Game) -> None:
+    def take_for_move(self, game_id: int) -> Cached | None:
+        """Remove and return the game's entry if it holds the row and seats a move needs."""
+        with self._lock:
+            entry = self._entries.get(game_id)
+            if entry is None or entry.row is None or entry.seats is None:
+                return None
+            return self._entries.pop(game_id)
+
+    def put(self, game_id: int, version: tuple[int, str], state: engine.Game, row: Game | None = None,
+            seats: list | None = None) -> None:
         with self._lock:
             current = self._entries.get(game_id)
-            if current is None or current[0][0] <= version[0]:
-                self._entries[game_id] = (version, state)
+            if current is None or current.version[0] <= version[0]:
+                self._entries[game_id] = Cached(version, state, row, seats)
                 self._entries.move_to_end(game_id)
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
@@ -178,8 +208,8 @@ class _EngineCache:
         """``(True, reader(state))`` under the lock if the game's current state is cached."""
         with self._lock:
             entry = self._entries.get(game.pk)
-            if entry is not None and entry[0] == (game.seq, game.head_hash):
-                return True, reader(entry[1])
+            if entry is not None and entry.version == (game.seq, game.head_hash):
+                return True, reader(entry.state)
         return False, None
 
     def clear(self) -> None:
@@ -219,7 +249,7 @@ def _state_of(game: Game, rows: list[GameEvent] | None = None) -> engine.Game:
     """
     entry = engine_cache.take(game.pk)
     if entry is not None:
-        (seq, head), state = entry
+        (seq, head), state = entry.version, entry.state
         if (seq, head) == (game.seq, game.head_hash):
             return state
         if seq < game.seq and _advance(game, seq, head, state, rows):
@@ -260,13 +290,22 @@ def take_engine_game(game: Game) -> engine.Game:
     return _state_of(game)
 
 
-def keep_engine_game(game: Game, state: engine.Game) -> None:
-    """Cache ``state`` as the state of the game's log after a change.
+def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None) -> None:
+    """Cache ``state`` as the state of the game's log after a change; with ``seats`` (the
+    game's seats with their players, current), a copy of the row too, for the next move.
 
     Safe before the commit: if the transaction rolls back, the stored log keeps its old
     (seq, head hash), which no longer matches this entry, so it is never served.
     """
-    engine_cache.put(game.pk, (game.seq, game.head_hash), state)
+    row, kept = None, None
+    if seats:
+        # copies: the caller's instances go on to the feed and the client, and must not be
+        # kept alive (nor changed) by the cache
+        row = copy.copy(game)
+        kept = [copy.copy(seat) for seat in seats]
+        for seat in kept:
+            seat.game = row
+    engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, kept)
 
 
 def read_engine_game(game: Game, reader, rows: list[GameEvent] | None = None):

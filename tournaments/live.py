@@ -57,6 +57,11 @@ def seats_changed(game_id: int) -> None:
     _group_send(game_id, {"type": "game.seats", "game": game_id}, "seats changed")
 
 
+def rematch_offered(game_id: int, rematch_id: int) -> None:
+    """Tell the finished game's connections that its players are offered a new table."""
+    _group_send(game_id, {"type": "game.rematch", "game": game_id, "rematch": rematch_id}, "rematch offered")
+
+
 def _group_send(game_id: int, message: dict, what: str, group: str | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:

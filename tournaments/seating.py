@@ -27,7 +27,7 @@ Table = list
 Round = list
 
 TABLE_SIZES = (3, 4, 5)
-"""Hearts is played by 3, 4 or 5 players (RULES.md)."""
+"""Hearts is played by 3, 4 or 5 players (docs/rules.md)."""
 
 Prefer = Literal["smaller", "larger"]
 

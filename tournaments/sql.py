@@ -152,3 +152,48 @@ def _update_statement(model: type[Model], field_names: tuple[str, ...], vendor: 
     fields = [meta.get_field(name) for name in field_names]
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     return f"UPDATE {table(model)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields
+
+
+def update_and_insert_if(obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence,
+                         objs: Sequence[Model]) -> bool:
+    """In one statement (PostgreSQL): UPDATE these fields of ``obj`` if its row still matches
+    ``condition`` (SQL on the row's table, unaliased), and INSERT ``objs`` (new instances of one
+    model) only if it did, setting their primary keys. False, and nothing written, if the row
+    did not match. A move's whole write in one round trip, without holding a lock."""
+    connection = default_connection
+    model = type(obj)
+    assignments, fields = _update_statement(model, tuple(field_names), connection.vendor)
+    params: list = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in fields]
+    params.append(obj._meta.pk.get_db_prep_value(obj.pk, connection))
+    params.extend(condition_params)
+    inserting = type(objs[0]) if objs else None
+    statement = f"WITH moved AS ({assignments} AND ({condition}) RETURNING 1)"
+    if inserting is not None:
+        columns, insert_fields, pk_column = _insert_select(inserting, connection.vendor)
+        one = "(" + ", ".join(f"%s::{field.cast_db_type(connection)}" for field in insert_fields) + ")"
+        statement += (f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
+                      f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"
+                      f" SELECT (SELECT count(*) FROM moved), {pk_column} FROM inserted")
+        params.extend(field.get_db_prep_save(field.pre_save(new, True), connection)
+                      for new in objs for field in insert_fields)
+    else:
+        statement += " SELECT count(*) FROM moved"
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        found = cursor.fetchall()
+    if inserting is None:
+        return bool(found and found[0][0])
+    if not found:
+        return False
+    for new, (_, pk) in zip(objs, sorted(found, key=lambda row: row[1]), strict=True):
+        new.pk = pk
+        new._state.adding, new._state.db = False, connection.alias
+    return True
+
+
+@functools.lru_cache(maxsize=16)
+def _insert_select(model: type[Model], vendor: str) -> tuple[str, list[Field], str]:
+    # ``vendor``: as for _insert_statement.
+    meta = model._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
+    return ", ".join(quote(f.column) for f in fields), fields, quote(meta.pk.column)

@@ -3,6 +3,7 @@ the WebSocket protocol (docs/websocket.md) only. ``web/session`` and ``web/login
 browser's session in so that both authenticate by cookie."""
 
 from django.urls import path
+from django.views.i18n import JavaScriptCatalog
 
 from web import director, views
 
@@ -11,6 +12,9 @@ app_name = "web"
 urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("tables/<int:game_id>/", views.table, name="table"),
+    path("tables/<int:game_id>/rules/", views.table_rules, name="table-rules"),
+    path("rules/", views.rules, name="rules"),
+    path("reglas/", views.reglas, name="reglas"),
     path("games/<int:game_id>/replay/", views.replay, name="replay"),
     path("tournaments/", views.tournaments, name="tournaments"),
     path("tournaments/<int:tournament_id>/", views.tournament, name="tournament"),
@@ -26,4 +30,6 @@ urlpatterns = [
     path("web/session", views.session_from_token, name="session"),
     path("web/login", views.login_view, name="login"),
     path("web/logout", views.logout_view, name="logout"),
+    path("web/language", views.language, name="language"),
+    path("web/jsi18n", JavaScriptCatalog.as_view(), name="javascript-catalog"),  # the modules' gettext
 ]

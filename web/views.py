@@ -4,15 +4,21 @@ the REST API and the WebSocket protocol, exactly as any other client would."""
 from __future__ import annotations
 
 from django.contrib.auth import authenticate, login, logout
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views import i18n as django_i18n
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.authtoken.models import Token
 
+from engine import Rules
+from hearts_league.i18n import supported
 from hearts_league.json_input import JSONInputError, parse_json
 from hearts_league.logins import lockout_message
+from web.rules import describe
 
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
@@ -63,6 +69,32 @@ def player(request, player_id: int):
     return _page(request, "player.html", "player", player_id=player_id)
 
 
+@ensure_csrf_cookie
+def rules(request):
+    """The default rules, each option as a sentence, in the request's language."""
+    return _page(request, "rules.html", "rules", items=describe(Rules()), game_id=None)
+
+
+def reglas(request):
+    """``/reglas/``: the default rules in Spanish, whatever the browser asks for."""
+    with translation.override("es"):
+        response = rules(request)
+    response.headers["Content-Language"] = "es"
+    return response
+
+
+@ensure_csrf_cookie
+def table_rules(request, game_id: int):
+    """The rules in force at a table (no cards: the rules are fixed and public when it is made)."""
+    from tournaments.models import Game
+
+    row = Game.objects.filter(pk=game_id).values("rules", "hand_limit").first()
+    if row is None:
+        raise Http404
+    return _page(request, "rules.html", "rules", game_id=game_id,
+                 items=describe(Rules.from_dict(row["rules"]), hand_limit=row["hand_limit"]))
+
+
 def _me(user) -> dict:
     player = getattr(user, "player", None)
     return {"authenticated": True, "player_id": player.pk if player else None,
@@ -83,7 +115,7 @@ def session_from_token(request):
     valid = isinstance(key, str) and key
     token = Token.objects.select_related("user").filter(key=key).first() if valid else None
     if token is None or not token.user.is_active:
-        return JsonResponse({"code": "invalid_token", "detail": "Unknown or inactive token."}, status=400)
+        return JsonResponse({"code": "invalid_token", "detail": _("Unknown or inactive token.")}, status=400)
     login(request, token.user, backend="django.contrib.auth.backends.ModelBackend")
     return JsonResponse(_me(token.user))
 
@@ -106,7 +138,7 @@ def login_view(request):
         if getattr(request, "axes_locked_out", False):  # django-axes: too many failures from here
             error, status = lockout_message(), 429
         else:
-            error = "Wrong username or password."
+            error = _("Wrong username or password.")
     response = _page(request, "login.html", "login", error=error, next=next_url)
     response.status_code = status
     return response
@@ -116,3 +148,17 @@ def login_view(request):
 def logout_view(request):
     logout(request)
     return redirect("/")
+
+
+@require_POST
+def language(request):
+    """The header's language switch: Django's ``set_language`` (it remembers the choice in the
+    ``django_language`` cookie and goes back to ``next``), and a signed-in player's profile
+    keeps it too, so it follows them to other browsers and to the table's socket."""
+    response = django_i18n.set_language(request)
+    chosen = supported(request.POST.get("language"))
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if chosen and player is not None and player.language != chosen:
+        player.language = chosen
+        player.save(update_fields=["language"])
+    return response

@@ -1,4 +1,4 @@
-"""A slow, obviously-correct reading of RULES.md on card names, to check the engine."""
+"""A slow, obviously-correct reading of docs/rules.md on card names, to check the engine."""
 
 from __future__ import annotations
 

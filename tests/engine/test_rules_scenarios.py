@@ -1,4 +1,4 @@
-"""One scenario per rule and option of RULES.md, with explicit deals."""
+"""One scenario per rule and option of docs/rules.md, with explicit deals."""
 
 from __future__ import annotations
 

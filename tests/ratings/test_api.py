@@ -233,12 +233,12 @@ def test_each_rated_game_in_a_players_history_says_whether_they_were_still_provi
 
     oldest_first = rows[::-1]
     assert len(oldest_first) == 14
-    # glicko-elo: provisional below 5 games, and while sigma stays above 75 (half the initial 150)
-    expected = [games < 5 or row["sigma_after"] > 75.0 for games, row in enumerate(oldest_first, start=1)]
+    # glicko-elo: provisional below 5 games, and while sigma stays above its provisional sigma, 58
+    expected = [games < 5 or row["sigma_after"] > 58.0 for games, row in enumerate(oldest_first, start=1)]
     assert [row["provisional"] for row in oldest_first] == expected
     assert expected[:5] == [True] * 5 and expected[-1] is False and True in expected[5:]  # sigma decided some
     # counted within each pool: the league's 7 games are its own 1st to 7th
     in_league = api_client.get(f"/api/players/{people[0].pk}/ratings?league={league.pk}").json()["results"]
     assert [row["provisional"] for row in in_league[::-1]] == [
-        games < 5 or row["sigma_after"] > 75.0 for games, row in enumerate(in_league[::-1], start=1)]
+        games < 5 or row["sigma_after"] > 58.0 for games, row in enumerate(in_league[::-1], start=1)]
     assert in_league[-1]["provisional"] is True

@@ -1,6 +1,7 @@
 """The live-pool bench scenario: the queue it ports, its anchors, its figures, its command line."""
 
 import random
+import statistics
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -134,3 +135,17 @@ def test_the_command_line_refuses_unknown_models_and_bad_parameters():
         bench.main(["--scenario", "pool", "--models", "glicko-7"])
     with pytest.raises(SystemExit):
         bench.main(["--scenario", "pool", "--models", "glicko-elo:centre_weight"])
+
+
+def test_the_default_start_leaves_a_queue_seated_pool_about_as_spread_as_its_skills():
+    """The ranked queue seats by rating, so first games that moved newcomers too far are never undone:
+    started at sigma 150 with no pull, glicko-elo's ratings end far more spread than the skills they
+    rank (over-confident predictions); the default start, 80, about the players' spread, does not."""
+
+    def spread(model):
+        result = run_pool(model, PoolSpec(players=60, games=3000, eval_every=500), seed=5)
+        mus = [s.mu for s in result.ratings]
+        return statistics.pstdev(mus) / points_per_skill_sd(model, 2.5) / statistics.pstdev(result.skills)
+
+    assert 0.85 < spread(make_model("glicko-elo")) < 1.15
+    assert spread(make_model("glicko-elo", sigma=150.0, centre_weight=0.0)) > 1.25

@@ -24,3 +24,13 @@ def test_an_unknown_model_stops_manage_py_check(settings):
     assert [e.id for e in rating_model_settings()] == ["ratings.E001"]
     with pytest.raises(SystemCheckError, match=r"ratings\.E001"):
         call_command("check")
+
+
+def test_a_site_share_that_new_glicko_elo_pools_would_ignore_is_pointed_out(settings):
+    settings.RATINGS_PROVISIONAL_SIGMA_SHARE = 0.6
+    [warning] = rating_model_settings()
+    assert warning.id == "ratings.W001" and "58" in warning.msg
+    settings.RATINGS_MODEL_PARAMS = {"provisional_sigma": 0}  # the share decides in new pools too
+    assert rating_model_settings() == []
+    settings.RATINGS_MODEL, settings.RATINGS_MODEL_PARAMS = "elo", {}  # no threshold of its own
+    assert rating_model_settings() == []

@@ -117,7 +117,10 @@ def test_the_leaderboard_endpoint_shows_the_estimate_it_ranks_by(api_client):
     assert (rows[1]["inactive_days"], rows[1]["sigma"]) == (30, make_model("elo").decay(Skill(1610.0, 60.0), 30).sigma)
 
 
-GLICKO = {"model_name": "glicko-elo", "model_params": make_model("glicko-elo").params}  # initial sigma 150
+GLICKO = {"model_name": "glicko-elo", "model_params": make_model("glicko-elo").params}  # sigma 80, provisional 58
+GLICKO_150 = {"model_name": "glicko-elo", "model_params": {  # a pool stored while the start was 150 (issue 24)
+    "mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0, "sigma_per_day": 5.0,
+    "centre_weight": 2.0}}
 
 
 def board_names(api_client):
@@ -135,10 +138,10 @@ def provisional_in_api(api_client, player):
 
 
 def test_a_player_away_long_enough_is_provisional_again_and_ranked_after_playing_again(api_client):
-    # 12 games, sigma 70: established when stored (under 75 = 0.5 x 150). Forty days away widen
-    # sigma to 76.8 on reading: past the threshold by decay alone.
-    away = rating("Back after a month", days_ago=40, sigma=70.0, games=12, **GLICKO)
-    opponents = [rating(name, days_ago=0, sigma=60.0, games=30, **GLICKO).player for name in ("Ann", "Bob")]
+    # 13 games, sigma 52: established when stored (under glicko-elo's provisional sigma, 58). Thirty
+    # days away widen sigma to 58.8 on reading: past the threshold by decay alone.
+    away = rating("Back after a month", days_ago=30, sigma=52.0, games=13, **GLICKO)
+    opponents = [rating(name, days_ago=0, sigma=40.0, games=30, **GLICKO).player for name in ("Ann", "Bob")]
     before = ratings_snapshot()
 
     ranked, provisional = board_names(api_client)
@@ -155,13 +158,26 @@ def test_a_player_away_long_enough_is_provisional_again_and_ranked_after_playing
     ranked, provisional = board_names(api_client)
     assert "Back after a month" in ranked and provisional == []
     assert provisional_in_api(api_client, away.player) is False
-    assert Rating.objects.get(pk=away.pk).sigma < 75.0
+    assert Rating.objects.get(pk=away.pk).sigma < 58.0
 
 
-def test_a_regular_idle_for_seven_months_counts_as_provisional(api_client, settings):
+def test_a_regular_idle_for_four_months_counts_as_provisional(api_client, settings):
+    settings.RATINGS_LEADERBOARD_ACTIVE_DAYS = 365  # the default 90 would not list one of them
+    regular = rating("Regular", days_ago=120, sigma=25.0, games=200, **GLICKO)   # sigma 60.2 now
+    rating("Three months", days_ago=90, sigma=25.0, games=200, **GLICKO)         # sigma 53.6 now
+
+    ranked, provisional = board_names(api_client)
+
+    assert (ranked, provisional) == (["Three months"], ["Regular"])
+    assert provisional_in_api(api_client, regular.player) is True
+    assert leaderboard(now=NOW).provisional[0].sigma == pytest.approx(60.21, abs=0.01)
+
+
+def test_in_a_pool_stored_with_sigma_150_a_regular_turns_provisional_after_seven_months_as_before(api_client,
+                                                                                                  settings):
     settings.RATINGS_LEADERBOARD_ACTIVE_DAYS = 365  # the default 90 would not list them at all
-    regular = rating("Regular", days_ago=210, sigma=25.0, games=200, **GLICKO)   # sigma 76.6 now
-    rating("Six months", days_ago=180, sigma=25.0, games=200, **GLICKO)          # sigma 70.7 now
+    regular = rating("Regular", days_ago=210, sigma=25.0, games=200, **GLICKO_150)   # sigma 76.6 now
+    rating("Six months", days_ago=180, sigma=25.0, games=200, **GLICKO_150)          # sigma 70.7 now
 
     ranked, provisional = board_names(api_client)
 

@@ -13,7 +13,6 @@ from ratings.rating import (
     DEFAULT_MODEL,
     MODELS,
     TIE_IS_HALF_A_WIN,
-    TUNED,
     BradleyTerryFull,
     GlickoElo,
     Skill,
@@ -115,7 +114,7 @@ def test_worked_example_tuned_bradley_terry_four_player_table_matches_openskill(
 
 def test_the_default_model_is_glicko_elo_on_elos_scale():
     assert DEFAULT_MODEL == "glicko-elo" and make_model().name == DEFAULT_MODEL
-    assert make_model().initial() == Skill(1500.0, 150.0)
+    assert make_model().initial() == Skill(1500.0, 80.0)
     assert make_model().params["scale"] == make_model("elo").params["scale"] == 400.0
 
 
@@ -341,10 +340,13 @@ def test_module_examples():
 
 # --- glicko-elo's pull toward the pool's centre (issue 24) ----------------------------------------
 
+PULLED = {"sigma": 150.0, "centre_weight": 2.0, "provisional_sigma": 0.0}
+"""glicko-elo as the pools stored during issue 24 hold it (the pull since stays 0 in new pools)."""
+
 
 @hypothesis_settings(max_examples=200, deadline=None)
 @given(
-    weight=st.sampled_from([0.0, 1.0, TUNED["glicko-elo"]["centre_weight"], 8.0]),
+    weight=st.sampled_from([0.0, 1.0, PULLED["centre_weight"], 8.0]),
     table=st.lists(st.tuples(st.floats(1100, 1900), st.floats(15, 150)), min_size=2, max_size=5),
     others=st.lists(st.integers(0, 40).map(lambda t: t if t < 20 else t + 3), min_size=3, max_size=3),
     pair=st.data(),
@@ -371,8 +373,7 @@ def test_a_tie_is_exactly_half_a_win_for_glicko_elo_whatever_the_pull(weight, ta
 
 def test_the_centre_pull_leaves_a_table_of_newcomers_as_before():
     """Newcomers start at the centre, so their first game is Glicko's own (the worked example holds)."""
-    pulled, plain = make_model("glicko-elo"), make_model("glicko-elo", centre_weight=0.0)
-    assert pulled.params["centre_weight"] > 0
+    pulled, plain = make_model("glicko-elo", **PULLED), make_model("glicko-elo", **{**PULLED, "centre_weight": 0.0})
     for totals in ([40, 55, 55, 101], [10, 20, 30], [9, 80, 33, 80, 2]):
         new = [pulled.initial()] * len(totals)
         assert pulled.rate(new, totals) == plain.rate(new, totals)
@@ -381,7 +382,7 @@ def test_the_centre_pull_leaves_a_table_of_newcomers_as_before():
 def test_the_centre_pull_draws_uncertain_players_toward_the_centre_and_fades_as_sigma_narrows():
     """Three equal players far above the centre tie: no result moves them, the pull does, and much
     less once sigma has narrowed (it scales with sigma^2 through the gain and (sigma / sigma0)^2)."""
-    model, plain = make_model("glicko-elo"), make_model("glicko-elo", centre_weight=0.0)
+    model, plain = make_model("glicko-elo", **PULLED), make_model("glicko-elo", **{**PULLED, "centre_weight": 0.0})
 
     def moved(mu, sigma, m):
         return m.rate([Skill(mu, sigma)] * 3, [50, 50, 50])[0].mu - mu
@@ -402,9 +403,24 @@ def test_a_pool_stored_before_the_centre_pull_is_rated_without_it():
     table = [Skill(1700.0, 90.0), Skill(1450.0, 40.0), Skill(1600.0, 120.0)]
     legacy = GlickoElo(**old)
     assert stored_model("glicko-elo", old).rate(table, [10, 20, 30]) == legacy.rate(table, [10, 20, 30])
-    assert make_model("glicko-elo", **old).rate(table, [10, 20, 30]) != legacy.rate(table, [10, 20, 30])
-    # a pool stored since keeps its own value, and any other model is make_model's
+    assert make_model("glicko-elo", **old, centre_weight=2.0).rate(table, [10, 20, 30]) != legacy.rate(
+        table, [10, 20, 30])  # the pull those pools never had would rate them differently
+    # a pool stored since keeps its own values, and any other model is make_model's
     assert stored_model("glicko-elo", make_model().params).params == make_model().params
     assert stored_model("elo", {"k": 5.0}).params == make_model("elo", k=5.0).params
     for name, added in ADDED_PARAMS.items():
         assert set(added) <= set(make_model(name).params)
+
+
+def test_a_pool_stored_with_the_defaults_before_sigma_80_keeps_its_start_pull_and_provisional_rule():
+    """Pools stored during issue 24 hold sigma 150 and centre_weight 2 but no provisional_sigma: they
+    keep 150 and the pull, and decide provisional status by the share rule (0), as they did."""
+    issue_24 = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
+                "sigma_per_day": 5.0, "centre_weight": 2.0}
+    model = stored_model("glicko-elo", issue_24)
+    assert model.params == {**issue_24, "provisional_sigma": 0.0}
+    assert model.initial() == Skill(1500.0, 150.0) != make_model().initial()
+    table = [Skill(1700.0, 90.0), Skill(1450.0, 40.0), Skill(1600.0, 120.0)]
+    assert model.rate(table, [10, 20, 30]) == GlickoElo(**issue_24).rate(table, [10, 20, 30])
+    assert model.rate(table, [10, 20, 30]) != make_model("glicko-elo", sigma=150.0).rate(table, [10, 20, 30])
+

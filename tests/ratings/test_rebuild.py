@@ -96,29 +96,71 @@ def test_the_command_refuses_an_unknown_league():
         call_command("rebuild_ratings", "--league", "999999")
 
 
+BEFORE_ISSUE_24 = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
+                   "sigma_per_day": 5.0}
+"""The params glicko-elo pools stored before issue 24 hold: no centre_weight, no provisional_sigma."""
+
+DURING_ISSUE_24 = {**BEFORE_ISSUE_24, "centre_weight": 2.0}
+"""Those of pools stored while the default was sigma 150 with the pull: still no provisional_sigma."""
+
+
+def stored_pool(settings, people, params, games):
+    """``games`` tables of ``people`` rated as a pool stored with ``params`` was (then stored with exactly
+    those params, as such a pool holds them); returns the time of the last game."""
+    settings.RATINGS_MODEL_PARAMS = {"centre_weight": 0.0, "provisional_sigma": 0.0, **params}
+    when = T0
+    for i in range(games):
+        when += timedelta(hours=1)
+        totals = [10 + (i * 7 + seat * 13) % 50 for seat in range(len(people))]
+        rating_record_game(game_id=finished_game(people, totals, finished_at=when).pk)
+    Rating.objects.update(model_params=params)
+    settings.RATINGS_MODEL_PARAMS = {}
+    return when
+
+
 def test_a_glicko_elo_pool_stored_before_the_centre_pull_keeps_being_rated_and_rebuilt_without_it(settings):
     """Pools rated before glicko-elo had ``centre_weight`` stored params without it: new games and
-    rebuilds go on rating them as they were, not with today's tuned pull."""
+    rebuilds go on rating them as they were (sigma 150, no pull), not with today's defaults."""
     from ratings.rating import GlickoElo, Skill, make_model
 
-    old = {key: value for key, value in make_model("glicko-elo").params.items() if key != "centre_weight"}
     people = PlayerFactory.create_batch(4)
-    settings.RATINGS_MODEL_PARAMS = {"centre_weight": 0.0}  # rates the first games as the old model did
-    when = T0
-    for totals in ([10, 20, 30, 40], [40, 10, 30, 20], [10, 40, 20, 30]):
-        when += timedelta(hours=1)
-        rating_record_game(game_id=finished_game(people, totals, finished_at=when).pk)
-    Rating.objects.update(model_params=old)  # as a pool stored before issue 24 holds them
+    when = stored_pool(settings, people, BEFORE_ISSUE_24, games=3)
     before = {r.player_id: Skill(r.mu, r.sigma) for r in Rating.objects.all()}
     totals = [40, 30, 20, 10]
 
     rating_record_game(game_id=finished_game(people, totals, finished_at=when + timedelta(hours=1)).pk)
 
-    expected = GlickoElo(**old).rate([before[p.pk] for p in people], totals)
+    expected = GlickoElo(**BEFORE_ISSUE_24).rate([before[p.pk] for p in people], totals)
     assert [Skill(r.mu, r.sigma) for r in (Rating.objects.get(player=p) for p in people)] == expected
-    pulled = make_model("glicko-elo").rate([before[p.pk] for p in people], totals)
-    assert pulled != expected  # the tuned pull would have rated it differently
+    pulled = make_model("glicko-elo", **DURING_ISSUE_24).rate([before[p.pk] for p in people], totals)
+    assert pulled != expected  # the pull would have rated it differently
     stored = ratings_snapshot()
     call_command("rebuild_ratings", stdout=StringIO())
     assert ratings_snapshot()[1] == stored[1]  # every history row as it was
     assert [Skill(r.mu, r.sigma) for r in (Rating.objects.get(player=p) for p in people)] == expected
+
+
+def test_a_pool_stored_with_sigma_150_and_the_pull_keeps_both_and_its_provisional_threshold(settings):
+    """A pool stored while the default was sigma 150 with the pull (no provisional_sigma) goes on being
+    rated with both, and decides provisional status by half of 150 (75), not today's 58: after 12
+    games its players' sigma (~67) is under 75 but over 58, so they are established, and stay so
+    through new games and a rebuild, which reproduces every stored value."""
+    from ratings.rating import GlickoElo, Skill
+
+    settings.RATINGS_PROVISIONAL_GAMES = 1  # let sigma alone decide
+    people = PlayerFactory.create_batch(4)
+    when = stored_pool(settings, people, DURING_ISSUE_24, games=12)
+    before = {r.player_id: Skill(r.mu, r.sigma) for r in Rating.objects.all()}
+    assert all(58.0 < s.sigma < 75.0 for s in before.values())
+    totals = [40, 30, 20, 10]
+
+    rating_record_game(game_id=finished_game(people, totals, finished_at=when + timedelta(hours=1)).pk)
+
+    rows = [Rating.objects.get(player=p) for p in people]
+    assert [Skill(r.mu, r.sigma) for r in rows] == GlickoElo(**DURING_ISSUE_24).rate(
+        [before[p.pk] for p in people], totals)
+    assert all(58.0 < r.sigma < 75.0 and r.provisional is False for r in rows)
+    assert {r.model_params["sigma"] for r in rows} == {150.0}
+    stored = ratings_snapshot()
+    call_command("rebuild_ratings", stdout=StringIO())
+    assert ratings_snapshot() == stored

@@ -18,8 +18,8 @@ TOL = 1e-9
 
 
 def test_a_worked_example_gives_the_expected_numbers_with_the_default_model():
-    # Four new players (glicko-elo: 1500 ± 150, info_weight 2, so each pair weighs 2/3). Every
-    # expected pairwise score is 1/2 and g = g(150) for everyone: 1/sigma^2 gains
+    # Four new players (glicko-elo: 1500 ± 80, info_weight 2, so each pair weighs 2/3). Every
+    # expected pairwise score is 1/2 and g = g(80) for everyone: 1/sigma^2 gains
     # q^2 * 2/3 * 3 g^2 / 4 = q^2 g^2 / 2, and the winner gains q sigma'^2 * 2/3 * 3 g / 2
     # = q sigma'^2 g; the tied pair's wins and losses cancel; the last loses as much.
     people = PlayerFactory.create_batch(4)
@@ -28,10 +28,10 @@ def test_a_worked_example_gives_the_expected_numbers_with_the_default_model():
     assert rating_record_game(game_id=game.pk) == 4
 
     q = math.log(10) / 400
-    g = 1 / math.sqrt(1 + 3 * q * q * 150**2 / math.pi**2)
-    variance = 1 / (1 / 150**2 + q * q * g * g / 2)
+    g = 1 / math.sqrt(1 + 3 * q * q * 80**2 / math.pi**2)
+    variance = 1 / (1 / 80**2 + q * q * g * g / 2)
     gain = q * variance * g
-    assert (g, math.sqrt(variance), gain) == pytest.approx((0.9029, 131.36, 89.69), abs=0.005)
+    assert (g, math.sqrt(variance), gain) == pytest.approx((0.9692, 76.29, 32.47), abs=0.005)
     rows = [global_rating(p) for p in people]
     assert {r.model_name for r in rows} == {"glicko-elo"}
     assert [r.mu for r in rows] == pytest.approx([1500 + gain, 1500.0, 1500.0, 1500 - gain], abs=TOL)

@@ -155,7 +155,8 @@ def test_a_cached_state_that_does_not_chain_onto_the_log_is_rebuilt_not_moved_fo
     not happen, under a head hash no row has): it is never moved forward."""
     game, people, _ = seated_table()
     _play_commands(game, people, 8)
-    (seq, _), state = eventstore.engine_cache.take(game.pk)
+    entry = eventstore.engine_cache.take(game.pk)
+    (seq, _), state = entry.version, entry.state
     phantom = state.copy()
     seat = phantom.to_act[0]
     if phantom.phase == "passing":

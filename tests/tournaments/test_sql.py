@@ -4,6 +4,7 @@ import threading
 from datetime import UTC, datetime
 
 import pytest
+from django.db import connection as db_connection  # noqa: F401 (a skipif condition reads it)
 from django.forms.models import model_to_dict
 
 from tests.factories import CpuPlayerFactory, GameFactory, GameSeatFactory, PlayerFactory
@@ -54,6 +55,28 @@ def test_update_writes_only_the_named_fields():
     sql.update(game, ["seq", "head_hash", "final_totals"])
     stored = Game.objects.get(pk=game.pk)
     assert (stored.seq, stored.head_hash, stored.final_totals, stored.turn_key) == (4, "b" * 64, [1, 2, 3, 4], "")
+
+
+@pytest.mark.skipif("db_connection.vendor != 'postgresql'", reason="data-modifying WITH is PostgreSQL's")
+def test_update_and_insert_if_writes_both_when_the_row_matches_and_neither_when_it_does_not():
+    game = GameFactory(seq=3, head_hash="a" * 64)
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+    def rows(first):
+        return [GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={"seat": 0, "card": "QS"},
+                          recorded_at=now, command_id="", actor_seat=0, cause=GameEvent.Cause.PLAYER,
+                          hash=f"{seq:064d}") for seq in (first, first + 1)]
+
+    moved = rows(4)
+    game.seq, game.head_hash = 5, "b" * 64
+    assert sql.update_and_insert_if(game, ["seq", "head_hash"], '"seq" = %s', [3], moved)
+    assert all(row.pk is not None and not row._state.adding for row in moved)
+    stored = {row.pk: row for row in GameEvent.objects.filter(game=game)}
+    assert {pk: _fields(row) for pk, row in stored.items()} == {row.pk: _fields(row) for row in moved}
+    assert Game.objects.filter(pk=game.pk, seq=5, head_hash="b" * 64).exists()
+    game.seq = 7
+    assert not sql.update_and_insert_if(game, ["seq"], '"seq" = %s', [3], rows(6))  # it is at 5 now
+    assert GameEvent.objects.filter(game=game).count() == 2 and Game.objects.get(pk=game.pk).seq == 5
 
 
 def test_update_of_a_deleted_row_raises():

@@ -94,3 +94,47 @@ def test_the_login_form_does_not_redirect_off_site(client):
                                           "password": "correct horse battery staple",
                                           "next": "https://evil.example/"})
     assert response["Location"] == "/"
+
+
+# --- the rules pages (issue 21) ------------------------------------------------------------------
+
+def _rule_items(html: str) -> dict[str, str]:
+    import re
+
+    found = re.findall(r'<li data-rule="([^"]+)"[^>]*><strong>([^<]+)</strong>: ([^<]+)', html)
+    return {key: f"{title}: {text.strip()}" for key, title, text in found}
+
+
+@pytest.mark.django_db
+def test_the_rules_page_says_every_option_of_engine_rules_in_english_and_reglas_in_spanish(client):
+    from dataclasses import fields
+
+    from engine import Rules
+
+    english = _rule_items(client.get("/rules/", HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    spanish_response = client.get("/reglas/", HTTP_ACCEPT_LANGUAGE="en")
+    spanish = _rule_items(spanish_response.content.decode())
+    said = {name for key in english for name in key.split(",")}
+    assert {f.name for f in fields(Rules)} <= said | {"players"}
+    assert english["moon"] == "Shooting the moon: the other players take 26 each."
+    assert spanish["moon"] == "Disparar a la luna: los demás se llevan 26 cada uno."
+    assert spanish_response["Content-Language"] == "es"
+    assert client.get("/rules/", HTTP_ACCEPT_LANGUAGE="es").content.decode().count("Disparar a la luna") == 1
+
+
+@pytest.mark.django_db
+def test_a_tables_rules_page_shows_the_rules_in_force_there(client):
+    from tests.tournaments.helpers import seated_table
+
+    game, _, _ = seated_table(players=5, rules={"leftover": "kitty", "moon": "subtract_from_self",
+                                                "jack_of_diamonds": True, "end_score": 50})
+    page = client.get(f"/tables/{game.pk}/rules/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    items = _rule_items(page)
+    assert items["players"] == "Jugadores: 5 jugadores, 10 cartas cada uno."
+    assert items["leftover,removed_cards"].startswith("Cartas sobrantes: las 2 cartas que sobran van boca abajo")
+    assert items["moon"].startswith("Disparar a la luna: quien dispara resta 26 de su propia puntuación.")
+    assert items["jack_of_diamonds"] == "Jota de diamantes: quien se lleva la J♦ suma −10."
+    assert "50" in items["end_score"]
+    assert 'class="changed"' in page
+    assert f'href="/tables/{game.pk}/rules/"' in client.get(f"/tables/{game.pk}/").content.decode()
+    assert client.get("/tables/999999/rules/").status_code == 404

@@ -10,6 +10,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from hearts_league.api import DomainError
+from hearts_league.i18n import localize
 from tournaments import selectors_competitions as selectors
 from tournaments.models import Player, Registration, Round, Ruling, Season, Table, TableResult, Tournament
 from tournaments.services import competitions as services
@@ -22,7 +23,7 @@ def _run(modeladmin, request, queryset, label, service, **kwargs):
             result = service(tournament_id=tournament.pk, **kwargs)
         except DomainError as error:
             modeladmin.message_user(
-                request, f"{tournament}: {error.detail} ({error.error_code})", messages.ERROR
+                request, f"{tournament}: {localize(str(error.detail))} ({error.error_code})", messages.ERROR
             )
         else:
             modeladmin.message_user(request, f"{tournament}: {label} {result}", messages.SUCCESS)
@@ -136,12 +137,12 @@ class TournamentAdmin(admin.ModelAdmin):
             try:
                 services.tournament_register(tournament_id=form.instance.pk, player=registration.player)
             except DomainError as error:
-                self.message_user(request, f"{registration.player}: {error.detail}", messages.ERROR)
+                self.message_user(request, f"{registration.player}: {localize(str(error.detail))}", messages.ERROR)
         for registration in formset.deleted_objects:
             try:
                 services.tournament_withdraw(tournament_id=form.instance.pk, player=registration.player)
             except DomainError as error:
-                self.message_user(request, f"{registration.player}: {error.detail}", messages.ERROR)
+                self.message_user(request, f"{registration.player}: {localize(str(error.detail))}", messages.ERROR)
 
     @admin.display(description="players")
     def players(self, obj):
@@ -354,7 +355,7 @@ class TableAdmin(admin.ModelAdmin):
             try:
                 services.table_swap_player(table_id=table.pk, **form.cleaned_data)
             except DomainError as error:
-                form.add_error(None, f"{error.detail} ({error.error_code})")
+                form.add_error(None, f"{localize(str(error.detail))} ({error.error_code})")
             else:
                 self.message_user(request, "Swapped.", messages.SUCCESS)
                 return redirect("admin:tournaments_round_change", table.round_id)

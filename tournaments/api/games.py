@@ -20,7 +20,9 @@ from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments import eventstore, selectors, visibility
 from tournaments.models import Game
 from tournaments.services import games as game_services
+from tournaments.services.rematch import game_rematch
 from tournaments.services.tickets import TICKET_SECONDS, ws_ticket_issue
+from tournaments.services.watchers import watchers_of
 from tournaments.visibility import visible_event
 
 # --- serializers ----------------------------------------------------------------------------
@@ -47,6 +49,10 @@ class GameCreateSerializer(serializers.Serializer):
                                       help_text="only false: ranked tables come from the ranked queue and tournaments")
     league = serializers.IntegerField(required=False, allow_null=True, default=None)
     seats = SeatSpecSerializer(many=True, required=False, max_length=5)
+    device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
+
+
+class RematchSerializer(serializers.Serializer):
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
 
 
@@ -236,6 +242,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         body["your_seat"] = sight.seat
         body["state"] = (eventstore.read_engine_game(game, sight.view)
                          if game.status != Game.Status.WAITING and sight.may_watch else None)
+        body["rematch"] = Game.objects.filter(rematch_of=game).values_list("pk", flat=True).first()
         return body
 
     @extend_schema(request=JoinSerializer, responses={200: GameSerializer})
@@ -253,6 +260,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def leave(self, request, pk=None):
         """Leave: before the start the seat opens; during play a CPU plays it."""
         game = game_services.game_leave(game_id=self._game_id(pk), player=_requester(request))
+        return Response(self._detail(game))
+
+    @extend_schema(request=RematchSerializer, responses={200: GameSerializer})
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def rematch(self, request, pk=None):
+        """Play again: the first of a finished casual game's players to ask gets a new table with
+        the same rules and seats, the others are invited; a later ask sits you down there."""
+        data = RematchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = game_rematch(game_id=self._game_id(pk), player=_requester(request),
+                            device_id=data.validated_data["device_id"])
         return Response(self._detail(game))
 
     @extend_schema(request=CommandSerializer, responses={200: inline_serializer("CommandResult", {
@@ -281,6 +299,17 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         ticket = ws_ticket_issue(user_id=request.user.pk, game_id=game.pk)
         return Response({"ticket": ticket, "expires_in": TICKET_SECONDS,
                          "url": f"/ws/games/{game.pk}/?ticket={ticket}"}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: inline_serializer("Spectators", {
+        "names": serializers.ListField(child=serializers.CharField()),
+        "anonymous": serializers.IntegerField()})})
+    @action(detail=True, methods=["get"])
+    def spectators(self, request, pk=None):
+        """Who watches the table without a seat: signed-in spectators' display names, and how many
+        watch without an account. Names only; the ``spectators`` socket frame follows changes."""
+        game = self.get_object()
+        self._watching(game)
+        return Response(watchers_of(game.pk))
 
     @extend_schema(parameters=[OpenApiParameter("after", OpenApiTypes.INT, description="last seq seen")])
     @action(detail=True, methods=["get"])

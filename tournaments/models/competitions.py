@@ -6,6 +6,7 @@ and, with duplicate deals, matchpoints.
 """
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from tournaments.models.core import Game, League, Player
 
@@ -33,18 +34,18 @@ class Tournament(models.Model):
     """A club tournament: its format and rules, fixed when the first round starts."""
 
     class Status(models.TextChoices):
-        REGISTRATION = "registration", "Open for registration"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
+        REGISTRATION = "registration", _("Open for registration")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
 
     class Format(models.TextChoices):
-        SWISS = "swiss", "Swiss (similar standings meet)"
-        RANDOM = "random", "Random re-seating every round"
-        ROTATION = "rotation", "Balanced rotation (meet as many as possible)"
+        SWISS = "swiss", _("Swiss (similar standings meet)")
+        RANDOM = "random", _("Random re-seating every round")
+        ROTATION = "rotation", _("Balanced rotation (meet as many as possible)")
 
     class RoundMode(models.TextChoices):
-        FULL_GAME = "full_game", "A whole game to the end score"
-        FIXED_HANDS = "fixed_hands", "A fixed number of hands"
+        FULL_GAME = "full_game", _("A whole game to the end score")
+        FIXED_HANDS = "fixed_hands", _("A fixed number of hands")
 
     class Seeding(models.TextChoices):
         LEAGUE = "league", "By rating: the league's pool, else the global one"
@@ -52,8 +53,8 @@ class Tournament(models.Model):
         LOT = "lot", "By lot"
 
     class Prefer(models.TextChoices):
-        SMALLER = "smaller", "Tables of 3 when 4s do not fit"
-        LARGER = "larger", "Tables of 5 when 4s do not fit"
+        SMALLER = "smaller", _("Tables of 3 when 4s do not fit")
+        LARGER = "larger", _("Tables of 5 when 4s do not fit")
 
     league = models.ForeignKey(League, on_delete=models.PROTECT, related_name="tournaments")
     season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.SET_NULL,
@@ -108,8 +109,8 @@ class Registration(models.Model):
     effect from the next round seated (results already played stay)."""
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "Active"
-        WITHDRAWN = "withdrawn", "Withdrawn"
+        ACTIVE = "active", _("Active")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="registrations")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="registrations")
@@ -130,9 +131,9 @@ class Round(models.Model):
     """One round: seated (tables drawn, games not yet created), playing, finished."""
 
     class Status(models.TextChoices):
-        SEATED = "seated", "Seated"
-        PLAYING = "playing", "Playing"
-        FINISHED = "finished", "Finished"
+        SEATED = "seated", _("Seated")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()

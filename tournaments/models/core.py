@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 from tournaments.names import display_name_key
 
@@ -49,10 +50,10 @@ class Player(models.Model):
     """Anyone who takes a seat: a registered user, a guest on a device, or a CPU."""
 
     class BotKind(models.TextChoices):
-        HUMAN = "", "Human"
-        RANDOM = "random", "CPU (random)"
-        RULE = "rule", "CPU (rule-based)"
-        MONTECARLO = "montecarlo", "CPU (Monte Carlo)"
+        HUMAN = "", _("Human")
+        RANDOM = "random", _("CPU (random)")
+        RULE = "rule", _("CPU (rule-based)")
+        MONTECARLO = "montecarlo", _("CPU (Monte Carlo)")
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
@@ -63,6 +64,8 @@ class Player(models.Model):
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
+    language = models.CharField(max_length=8, blank=True, default="",
+                                help_text="a code of settings.LANGUAGES; blank: the cookie or the browser decides")
     guest_device_hash = models.CharField(max_length=64, blank=True, db_index=True,
                                          help_text="sha256 of the device id a guest plays from")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -100,9 +103,9 @@ class Game(models.Model):
     """A table's game. Its history is the append-only list of ``GameEvent`` rows."""
 
     class Status(models.TextChoices):
-        WAITING = "waiting", "Waiting for players"
-        ACTIVE = "active", "Being played"
-        FINISHED = "finished", "Finished"
+        WAITING = "waiting", _("Waiting for players")
+        ACTIVE = "active", _("Being played")
+        FINISHED = "finished", _("Finished")
 
     rules = models.JSONField(help_text="engine.Rules.to_dict(), fixed when the table is created")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
@@ -136,6 +139,9 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="rematch", help_text="the finished game whose players "
+                                      "were offered this table to play again (one per game)")
     followups_done_at = models.DateTimeField(
         null=True, blank=True, help_text="when the finished-game hooks (ratings, tournament rounds) completed")
 
@@ -190,11 +196,11 @@ class SeatInvitation(models.Model):
     until the invitee accepts (and sits down), declines, or it expires."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Waiting for an answer"
-        ACCEPTED = "accepted", "Accepted"
-        DECLINED = "declined", "Declined"
-        EXPIRED = "expired", "Expired"
-        CANCELLED = "cancelled", "Cancelled (the table started or closed without them)"
+        PENDING = "pending", _("Waiting for an answer")
+        ACCEPTED = "accepted", _("Accepted")
+        DECLINED = "declined", _("Declined")
+        EXPIRED = "expired", _("Expired")
+        CANCELLED = "cancelled", _("Cancelled (the table started or closed without them)")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
     seat = models.PositiveSmallIntegerField()
@@ -262,10 +268,10 @@ class GameEvent(models.Model):
     """
 
     class Cause(models.TextChoices):
-        PLAYER = "player", "Player"
-        TIMER = "timer", "Turn timer"
-        CPU = "cpu", "CPU"
-        SYSTEM = "system", "System"
+        PLAYER = "player", _("Player")
+        TIMER = "timer", _("Turn timer")
+        CPU = "cpu", _("CPU")
+        SYSTEM = "system", _("System")
 
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="events")
     seq = models.PositiveIntegerField()

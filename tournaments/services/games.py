@@ -384,6 +384,10 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
     transaction that already holds the game's lock and gives up whole on any error (a
     simulated table), no savepoint around the command (two round trips fewer a move).
     """
+    if _may_move_on_cache():
+        moved = _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause)
+        if moved is not None:
+            return moved
     try:
         with transaction.atomic(savepoint=savepoint):
             return _execute(game_id, command, player, seat, command_id, expected_seq, cause)
@@ -455,16 +459,21 @@ def _earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
     return rows
 
 
+def _acting_seat(seats: list[GameSeat], player: Player | None, seat: int | None) -> int:
+    """The seat ``player`` plays (``seat`` if given: a CPU's or a timer's move)."""
+    if seat is not None:
+        return seat
+    seat_row = next((s for s in seats if player is not None and s.player_id == player.pk), None)
+    if seat_row is None:
+        raise DomainError("not_seated", "You do not sit at this table.", status=403)
+    if seat_row.away:
+        raise DomainError("seat_away", "A CPU is playing your seat; join again from your device.", status=409)
+    return seat_row.seat
+
+
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
     game, seats = _lock_game_with_seats(game_id)
-    if seat is None:
-        seat_row = next((s for s in seats if player is not None and s.player_id == player.pk), None)
-        if seat_row is None:
-            raise DomainError("not_seated", "You do not sit at this table.", status=403)
-        if seat_row.away:
-            raise DomainError("seat_away", "A CPU is playing your seat; join again from your device.",
-                              status=409)
-        seat = seat_row.seat
+    seat = _acting_seat(seats, player, seat)
     if command_id:
         earlier = _earlier_events(game, command_id, seat)
         if earlier:
@@ -483,8 +492,20 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
     try:
         emitted = _run(state, seat, command)
     except engine.IllegalMove as illegal:
-        eventstore.keep_engine_game(game, state)  # a refused command changes nothing
+        eventstore.keep_engine_game(game, state, seats)  # a refused command changes nothing
         raise DomainError(illegal.code, illegal.message) from None
+    events = _events_of_move(game, state, emitted)
+    rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
+    plan = plan_turn(game, state, seats)
+    sql.update(game, LOG_FIELDS)
+    eventstore.keep_engine_game(game, state, seats)
+    _publish_on_commit(game, plan, rows)
+    return CommandResult(game=game, events=rows)
+
+
+def _events_of_move(game: Game, state: engine.Game, emitted: list) -> list[dict]:
+    """The engine's events of a move and, if it ended the game (or its hand limit), the game's
+    closing events; sets the row's result fields."""
     events = [event.to_dict() for event in emitted]
     if state.phase == "game_over":
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
@@ -498,12 +519,69 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
         game.final_totals, game.winner_seat = totals, lowest[0] if len(lowest) == 1 else None
         events += [HandLimitReached(hands=game.hand_limit, totals=totals).to_dict(),
                    DealSaltRevealed(salt=game.deal_salt).to_dict()]
-    rows = eventstore.append_events(game, events, cause=cause, command_id=command_id, actor_seat=seat)
+    return events
+
+
+# --- a move on the cached state -----------------------------------------------------------------
+#
+# The locked path above costs five round trips (begin, lock the game and its seats, insert the
+# events, update the row, commit), and a Daphne process runs its database work on one thread.
+# A move whose game this process changed last already holds all it reads: the engine state,
+# the row and the seats at that log version (``eventstore.Cached``). It is written in one
+# statement that updates the row only if it is still at that version and inserts the events
+# only if it did; anything else (another process moved the game, a seat changed hands, a
+# retried command id, a refusal) goes the locked way, which answers with authority.
+
+
+def _may_move_on_cache() -> bool:
+    connection = transaction.get_connection()
+    return (settings.HEARTS_MOVES_ON_CACHE and connection.vendor == "postgresql"
+            and not connection.in_atomic_block)
+
+
+def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult | None:
+    """The move written in one guarded statement from the cached state, or None (nothing
+    written) if the locked path must decide."""
+    entry = eventstore.engine_cache.take_for_move(game_id)
+    if entry is None:
+        return None
+    game, seats, state = entry.row, entry.seats, entry.state
+    try:
+        seat = _acting_seat(seats, player, seat)
+        if (expected_seq is not None and expected_seq != game.seq) or game.status != Game.Status.ACTIVE:
+            seat = None
+        emitted = _run(state, seat, command) if seat is not None else None
+    except (DomainError, engine.IllegalMove):  # a refused move changes nothing
+        emitted = None
+    if emitted is None:
+        eventstore.engine_cache.put(game_id, entry.version, state, game, seats)
+        return None
+    at = entry.version
+    events = _events_of_move(game, state, emitted)
+    rows = eventstore.new_rows(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
-    sql.update(game, LOG_FIELDS)
-    eventstore.keep_engine_game(game, state)
+    if not _write_if_unmoved(game, rows, at, command_id, seat):
+        return None  # the cached entry was stale (it is dropped): the locked path reads afresh
+    eventstore.keep_engine_game(game, state, seats)
     _publish_on_commit(game, plan, rows)
     return CommandResult(game=game, events=rows)
+
+
+_UNMOVED = sql.Statement(lambda: (
+    f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"))
+_COMMAND_NOT_SEEN = sql.Statement(lambda: (
+    f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
+    f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"))
+
+
+def _write_if_unmoved(game: Game, rows: list[GameEvent], at: tuple[int, str], command_id: str, seat: int) -> bool:
+    """Update the row's log fields and insert ``rows``, in one statement, if the game is still
+    at log version ``at`` and active (and, with a command id, this seat never sent it)."""
+    condition, params = str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
+    if command_id:
+        condition += str(_COMMAND_NOT_SEEN)
+        params += [game.pk, command_id, seat]
+    return sql.update_and_insert_if(game, LOG_FIELDS, condition, params, rows)
 
 
 def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:

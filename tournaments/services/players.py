@@ -66,6 +66,26 @@ def player_get_or_create_cpu(*, bot_kind: str, display_name: str = "") -> Player
     return player
 
 
+@transaction.atomic
+def player_rename(*, player: Player, display_name: str) -> Player:
+    """Give a person (a guest or a member) another display name, already cleaned by
+    ``tournaments.names.clean_display_name``; 409 ``display_name_taken`` if someone else of the
+    club goes by it whatever its case. Tables show the new name from their next read."""
+    if player.is_cpu:
+        raise DomainError("cpu_not_renamed", "CPU players keep their names.", status=403)
+    if player.display_name == display_name:
+        return player
+    if display_name_taken(display_name, player.club, exclude=player):
+        raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
+    player.display_name = display_name
+    try:
+        with transaction.atomic():
+            player.save(update_fields=["display_name"])
+    except IntegrityError:  # taken between the check and the update
+        raise DomainError("display_name_taken", "Someone already plays under this name.", status=409) from None
+    return player
+
+
 def _free_guest_name() -> str:
     while True:
         name = f"Guest {secrets.token_hex(3)}"
@@ -82,17 +102,7 @@ def player_guest_for_device(*, device_id: str, display_name: str) -> Player:
     device_hash = hashlib.sha256(device_id.encode()).hexdigest()
     player = Player.objects.select_for_update().filter(is_guest=True, guest_device_hash=device_hash).first()
     if player is not None:
-        if display_name and player.display_name != display_name:
-            if display_name_taken(display_name, player.club, exclude=player):
-                raise DomainError("display_name_taken", "Someone already plays under this name.", status=409)
-            player.display_name = display_name
-            try:
-                with transaction.atomic():
-                    player.save(update_fields=["display_name"])
-            except IntegrityError:
-                raise DomainError("display_name_taken", "Someone already plays under this name.",
-                                  status=409) from None
-        return player
+        return player_rename(player=player, display_name=display_name) if display_name else player
     if display_name:
         _refuse_taken(None, display_name, None)
     else:

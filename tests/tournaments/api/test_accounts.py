@@ -151,3 +151,36 @@ def test_guests_get_403_account_required_from_tournament_registration():
 def test_guests_get_403_account_required_from_the_ranked_queue():
     response = client_for(_guest()).post("/api/ranked/queue", {"table_size": 4}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "account_required"
+
+
+def test_a_guest_picks_a_name_then_changes_it_and_tables_show_it():
+    guest = _guest()
+    client = client_for(guest)
+    assert client.get("/api/players/me/").json()["display_name"].startswith("Guest ")
+    response = client.patch("/api/players/me/", {"display_name": "  Ｌuna  "}, format="json")
+    assert response.status_code == 200 and response.json()["display_name"] == "Luna"
+    assert client.patch("/api/players/me/", {"display_name": "Luna Rosa"}, format="json").status_code == 200
+    guest.refresh_from_db()
+    assert guest.display_name == "Luna Rosa" and guest.name_key == "luna rosa"
+
+
+@pytest.mark.parametrize(("body", "status", "code"), [
+    ({"display_name": "\u202eevil"}, 400, "invalid"), ({"display_name": ""}, 400, "invalid"),
+    ({"display_name": "x" * 61}, 400, "invalid"), ({}, 400, "invalid"), ({"display_name": 7}, 400, "invalid"),
+    ({"display_name": "TAKEN"}, 409, "display_name_taken"),
+])
+def test_a_refused_name_changes_nothing(body, status, code):
+    PlayerFactory(display_name="taken")
+    guest = _guest()
+    before = guest.display_name
+    response = client_for(guest).patch("/api/players/me/", body, format="json")
+    assert response.status_code == status, response.content
+    assert response.json()["code"] == code or (status == 400 and "display_name" in response.json()["errors"])
+    guest.refresh_from_db()
+    assert guest.display_name == before
+
+
+def test_only_a_signed_in_person_has_a_me():
+    assert Client().get("/api/players/me/").status_code in (401, 403)
+    assert Client().patch("/api/players/me/", {"display_name": "Zed"},
+                          content_type="application/json").status_code in (401, 403)

@@ -474,6 +474,18 @@ class Match:
         if watch:
             assert audit.json()["ok"], audit.json()
         self.check(viewer, audit.json(), "audit", game=game)
+        # who watches: names only, and only where the table may be watched
+        spectators = viewer.api.get(f"{base}/spectators/")
+        assert spectators.status_code == (200 if watch else 403), spectators.content
+        if watch:
+            assert set(spectators.json()) == {"names", "anonymous"}
+        self.check(viewer, spectators.json(), "spectators", game=game)
+        # play again: refused before the end, to outsiders and for ranked or sealed games (a seated
+        # player's rematch is a new game, which this match does not follow)
+        if game.status != Game.Status.FINISHED or seat is None:
+            again = viewer.api.post(f"{base}/rematch/", {}, format="json")
+            assert again.status_code in (401, 403, 409), (viewer.label, again.content)
+            self.check(viewer, again.json(), "rematch refused", game=game)
         self.analysis_doors(viewer, game, watch, start=level == "final" and viewer.label in ("staff", "seat0"))
         # a refused command: its error body
         bad = viewer.api.post(f"{base}/commands/", {"type": "play", "card": "ZZ", "command_id": "x"}, format="json")
@@ -481,10 +493,13 @@ class Match:
         self.check(viewer, bad.json(), "refused command", game=game)
         if level != "final":
             return
-        for page in (f"/tables/{game.pk}/", f"/games/{game.pk}/replay/"):
+        for page in (f"/tables/{game.pk}/", f"/tables/{game.pk}/rules/", f"/games/{game.pk}/replay/"):
             html = viewer.browser.get(page)
             assert html.status_code == 200, (page, html.status_code)
-            self.check(viewer, html.content.decode(), f"page {page}", game=game)
+            body = html.content.decode()
+            if page.endswith("/rules/"):
+                body = _without_rule_list(body, game)
+            self.check(viewer, body, f"page {page}", game=game)
         events = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("pk", flat=True))
         sampled = self.rng.sample(events, min(3, len(events)))
         for page in (f"/admin/tournaments/game/{game.pk}/change/",
@@ -573,6 +588,21 @@ def admin_events(page: str) -> dict:
             events.append({"seq": int(seq), "type": "admin row", "payload": html.unescape(payload)})
         page = pattern.sub("", page)
     return {"events": events, "page": page}
+
+
+def _without_rule_list(body: str, game: Game) -> str:
+    """A table's rules page names cards (the 2♣ leads, the Q♠ scores 13): its rule list must be
+    the table's rules alone, nothing of the game's state; the rest of the page meets the oracle."""
+    from engine import Rules
+    from web.rules import describe
+
+    start, end = body.index('<ul class="rule-list">'), body.index("</ul>", body.index('<ul class="rule-list">'))
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", item)).strip()
+             for item in re.findall(r"<li[^>]*>(.*?)</li>", body[start:end], re.S)]
+    row = Game.objects.get(pk=game.pk)
+    said = [f"{item.title}: {item.text}" for item in describe(Rules.from_dict(row.rules), hand_limit=row.hand_limit)]
+    assert [text.split(" not the default")[0] for text in shown] == said, shown
+    return body[:start] + body[end:]
 
 
 def _random_command(view: dict, rng: random.Random) -> dict:

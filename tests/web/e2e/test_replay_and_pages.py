@@ -20,17 +20,17 @@ CREATE_CPU_GAME = """async () => {
 
 
 def _history(game, mu_before, mu_after, day, provisional=True):
-    """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 150)."""
+    """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 80)."""
     return {"game": game, "league": None, "seat": 0, "total": 20, "place": 1, "rated_players": 4,
-            "mu_before": mu_before, "sigma_before": 150.0 - 10 * (game - 1), "mu_after": mu_after,
-            "sigma_after": 140.0 - 10 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z",
+            "mu_before": mu_before, "sigma_before": 80.0 - 4 * (game - 1), "mu_after": mu_after,
+            "sigma_after": 76.0 - 4 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z",
             "provisional": provisional}
 
 
 RATINGS = {"count": 3, "next": None, "previous": None, "player": 1,
            "results": [_history(3, 1560.0, 1610.0, 3, provisional=False), _history(2, 1470.0, 1560.0, 2),
                        _history(1, 1500.0, 1470.0, 1)],
-           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 120.0, "conservative": 1250.0,
+           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 68.0, "conservative": 1406.0,
                         "inactive_days": 0, "games": 3, "provisional": False,
                         "last_played_at": "2026-11-03T20:00:00Z", "model": "glicko-elo"}]}
 
@@ -43,7 +43,7 @@ def _board_row(rank, name, mu, sigma, rank_range):
 LEADERBOARD = {"league": None, "model": "glicko-elo", "min_games": 3, "active_days": 90, "provisional_games": 10,
                "ranked": [_board_row(1, "Ann", 1700.0, 20.0, [1, 2]), _board_row(2, "Bob", 1680.0, 25.0, [1, 2]),
                           _board_row(3, "Cat", 1500.0, 20.0, [3, 3])],
-               "provisional": [{**_board_row(None, "Dan", 1600.0, 120.0, None), "games": 4}]}
+               "provisional": [{**_board_row(None, "Dan", 1600.0, 67.0, None), "games": 4}]}
 
 
 def _finished_cpu_game(page) -> int:

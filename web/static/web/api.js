@@ -1,6 +1,9 @@
 // The public REST API, same-origin: the session cookie authenticates, the csrftoken cookie
 // goes back in X-CSRFToken on every write. A visitor without an account becomes a guest bound
-// to this device (POST /api/auth/guest), then /web/session logs the browser's session in.
+// to this device (POST /api/auth/guest) when it first sits down, then /web/session logs the
+// browser's session in.
+
+import { _, fmt, lang } from "./i18n.js";
 
 const DEVICE_KEY = "hearts.device_id";
 
@@ -22,7 +25,7 @@ function cookie(name) {
 
 export class ApiError extends Error {
   constructor(status, body) {
-    super((body && (body.detail || body.message)) || `Request failed (${status})`);
+    super((body && (body.detail || body.message)) || fmt(_("Request failed (%(status)s)"), { status }));
     this.status = status;
     this.body = body || {};
     this.code = this.body.code || this.body.error || String(status);
@@ -63,6 +66,8 @@ export function me() {
 }
 
 // Make sure the browser's session belongs to a player: a guest for this device if need be.
+// Only an action that needs a player (sitting down, creating a table) calls it: watching a
+// table or a replay creates nothing.
 export async function ensureSession() {
   const current = me();
   if (current) return current;
@@ -70,10 +75,75 @@ export async function ensureSession() {
   const session = await api("/web/session", { method: "POST", body: { token: guest.token } });
   document.body.dataset.playerId = session.player_id;
   document.body.dataset.playerName = session.display_name;
-  const who = document.getElementById("who");
-  if (who) who.innerHTML = `<a href="/players/${session.player_id}/">${esc(session.display_name)}</a> <span class="badge">guest</span>`;
+  document.body.dataset.guest = String(session.is_guest);
+  showWho();
+  askName(); // first visit: offer to pick the name the tables show (never blocks the action)
   return { player_id: session.player_id, display_name: session.display_name };
 }
+
+const NAMED_KEY = "hearts.name_asked";
+
+function showWho() {
+  const who = document.getElementById("who");
+  const current = me();
+  if (!who || !current) return;
+  const guest = document.body.dataset.guest === "true";
+  who.querySelector(".sign-in")?.remove();
+  let box = who.querySelector(".who-name");
+  if (!box) {
+    box = document.createElement("span");
+    box.className = "who-name";
+    who.prepend(box);
+  }
+  box.innerHTML = `<a href="/players/${current.player_id}/">${esc(current.display_name)}</a>${guest
+    ? ` <span class="badge">${esc(_("guest"))}</span> <button type="button" class="link" data-rename>${esc(_("Change name"))}</button>` : ""}`;
+}
+
+// The name panel (base.html): shown once to a new guest, and whenever "Change name" is pressed.
+export function askName({ focus = false } = {}) {
+  const panel = document.getElementById("name-panel");
+  if (!panel || !me()) return;
+  panel.hidden = false;
+  const input = panel.querySelector("input");
+  input.value = document.body.dataset.guest === "true" && /^Guest /.test(me().display_name) ? "" : me().display_name;
+  panel.querySelector(".error").textContent = "";
+  if (focus) input.focus(); // asked for; on a first visit the panel waits without taking the focus
+}
+
+async function saveName(event) {
+  event.preventDefault();
+  const panel = document.getElementById("name-panel");
+  const name = panel.querySelector("input").value;
+  try {
+    const player = await api("/api/players/me/", { method: "PATCH", body: { display_name: name } });
+    document.body.dataset.playerName = player.display_name;
+    localStorage.setItem(NAMED_KEY, "1");
+    panel.hidden = true;
+    showWho();
+    toast(fmt(_("The tables now call you %(name)s."), { name: player.display_name }));
+    document.dispatchEvent(new CustomEvent("hearts:renamed", { detail: player }));
+  } catch (error) {
+    const field = error.body && error.body.errors && error.body.errors.display_name;
+    panel.querySelector(".error").textContent = field ? [].concat(field).join(" ") : error.message;
+  }
+}
+
+function setUpNamePanel() {
+  const panel = document.getElementById("name-panel");
+  if (!panel) return;
+  panel.querySelector("form").addEventListener("submit", saveName);
+  panel.querySelector("[data-name-later]").addEventListener("click", () => {
+    localStorage.setItem(NAMED_KEY, "1");
+    panel.hidden = true;
+  });
+  document.getElementById("who")?.addEventListener("click", (event) => {
+    if (event.target.closest("[data-rename]")) askName({ focus: true });
+  });
+  // A guest made on an earlier page (e.g. the lobby's "Play against the CPU") is asked here.
+  if (me() && document.body.dataset.guest === "true" && !localStorage.getItem(NAMED_KEY)) askName();
+}
+
+setUpNamePanel();
 
 export function esc(value) {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -90,14 +160,38 @@ export function toast(message) {
 
 export function when(iso) {
   if (!iso) return "";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return new Date(iso).toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+}
+
+const BOTS = { random: _("random"), rule: _("rule"), montecarlo: _("montecarlo") };
+
+// A seat's player's name; a CPU with its default name ("CPU (rule)") is named in the page's language.
+export function playerName(entry) {
+  if (entry && entry.cpu && entry.bot && entry.name === `CPU (${entry.bot})`) {
+    return fmt(_("CPU (%(kind)s)"), { kind: BOTS[entry.bot] || entry.bot });
+  }
+  return entry ? entry.name : "";
+}
+
+// CPU players are called by strength (their seats carry ``bot``).
+export const BOT_NAMES = { random: _("Easy CPU"), rule: _("Medium CPU"), montecarlo: _("Hard CPU") };
+
+export function seatLabel(entry) {
+  if (!entry || !entry.name) return "";
+  return entry.cpu ? BOT_NAMES[entry.bot] || playerName(entry) : entry.name;
+}
+
+// A CPU player's stored name ("CPU (rule)") as the pages say it ("Medium CPU").
+export function cpuName(name) {
+  const found = /^CPU \((\w+)\)$/.exec(name || "");
+  return found && BOT_NAMES[found[1]] ? BOT_NAMES[found[1]] : name;
 }
 
 // Several seats may hold the same CPU player: number them so they can be told apart.
 export function seatNames(seats, count) {
-  const names = Array.from({ length: count }, (_, seat) => {
+  const names = Array.from({ length: count }, (_unused, seat) => {
     const entry = seats.find((s) => s.seat === seat);
-    return (entry && entry.name) || `Seat ${seat + 1}`;
+    return seatLabel(entry) || fmt(_("Seat %(number)s"), { number: seat + 1 });
   });
   return names.map((name, seat) => (names.filter((n) => n === name).length > 1 ? `${name} #${seat + 1}` : name));
 }

@@ -1,4 +1,5 @@
 import { api, apiAll, esc, when } from "./api.js";
+import { _, fmt } from "./i18n.js";
 
 const pool = document.getElementById("pool");
 const box = document.getElementById("leaderboard");
@@ -17,9 +18,9 @@ function rows(list, ranked) {
 }
 
 function tableOf(list, ranked, caption) {
-  return `<div class="scroll"><table><caption>${caption}</caption><thead><tr><th scope="col">Rank</th>
-    <th scope="col"><abbr title="The ranks this player could hold given everyone's uncertainty (σ): their μ ± 1.39σ against everyone else's">Rank range</abbr></th><th scope="col">Player</th>
-    <th scope="col">Rating (μ − 3σ)</th><th scope="col">μ ± σ</th><th scope="col">Games</th><th scope="col">Last played</th></tr></thead>
+  return `<div class="scroll"><table><caption>${esc(caption)}</caption><thead><tr><th scope="col">${esc(_("Rank"))}</th>
+    <th scope="col"><abbr title="${esc(_("The ranks this player could hold given everyone's uncertainty (σ): their μ ± 1.39σ against everyone else's"))}">${esc(_("Rank range"))}</abbr></th><th scope="col">${esc(_("Player"))}</th>
+    <th scope="col">${esc(_("Rating (μ − 3σ)"))}</th><th scope="col">μ ± σ</th><th scope="col">${esc(_("Games"))}</th><th scope="col">${esc(_("Last played"))}</th></tr></thead>
     <tbody>${rows(list, ranked)}</tbody></table></div>`;
 }
 
@@ -32,8 +33,8 @@ async function load() {
   history.replaceState(null, "", params);
   try {
     const board = await api(url);
-    box.innerHTML = (board.ranked.length ? tableOf(board.ranked, true, "Ranked players") : '<p class="muted">Nobody is ranked yet.</p>')
-      + (board.provisional.length ? tableOf(board.provisional, false, `Provisional (fewer than ${board.provisional_games} games, or too uncertain)`) : "");
+    box.innerHTML = (board.ranked.length ? tableOf(board.ranked, true, _("Ranked players")) : `<p class="muted">${esc(_("Nobody is ranked yet."))}</p>`)
+      + (board.provisional.length ? tableOf(board.provisional, false, fmt(_("Provisional (fewer than %(games)s games, or too uncertain)"), { games: board.provisional_games })) : "");
   } catch (error) {
     box.innerHTML = "";
     document.getElementById("error").textContent = error.message;

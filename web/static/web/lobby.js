@@ -1,21 +1,27 @@
-import { api, deviceId, ensureSession, esc, me, toast, when } from "./api.js";
+import { api, deviceId, ensureSession, esc, me, seatLabel, toast, when } from "./api.js";
+import { _, fmt } from "./i18n.js";
+
+const OPEN = () => `<em>${esc(_("open"))}</em>`;
+const muted = (text) => `<span class="muted">${esc(text)}</span>`;
 
 function seatsSummary(game) {
-  return game.seats.map((s) => (s.name ? esc(s.name) + (s.cpu ? " (CPU)" : "") : "<em>open</em>")).join(", ");
+  return game.seats.map((s) => (s.name ? esc(seatLabel(s)) : OPEN())).join(", ");
 }
 
 function rulesSummary(rules) {
-  const bits = [`${rules.players} players`, `to ${rules.end_score}`];
-  if (rules.passing && rules.passing !== "cycle") bits.push(`passing ${rules.passing}`);
+  const passing = { left: _("always left"), off: _("no passing") };
+  const bits = [fmt(_("%(players)s players"), { players: rules.players }), fmt(_("to %(score)s"), { score: rules.end_score })];
+  if (rules.passing && rules.passing !== "cycle") bits.push(passing[rules.passing] || rules.passing);
   if (rules.jack_of_diamonds) bits.push("J♦ −10");
   if (rules.black_maria) bits.push("Black Maria");
   return bits.join(" · ");
 }
 
 function gameRow(game, action) {
-  const time = game.turn_seconds ? `${game.turn_seconds} s turns` : "no turn limit";
-  return `<li class="game-row"><span><strong>Table ${game.id}</strong> · ${esc(rulesSummary(game.rules))} · ${time}
-    ${game.ranked ? '<span class="badge">ranked</span>' : ""}<br><span class="muted">${seatsSummary(game)}</span></span>
+  const time = game.turn_seconds ? fmt(_("%(seconds)s s turns"), { seconds: game.turn_seconds }) : _("no turn limit");
+  return `<li class="game-row"><span><strong>${esc(fmt(_("Table %(id)s"), { id: game.id }))}</strong> · ${esc(rulesSummary(game.rules))} · ${esc(time)}
+    · <a href="/tables/${game.id}/rules/">${esc(_("Rules"))}</a>
+    ${game.ranked ? `<span class="badge">${esc(_("ranked"))}</span>` : ""}<br><span class="muted">${seatsSummary(game)}</span></span>
     ${action}</li>`;
 }
 
@@ -29,25 +35,25 @@ async function loadLists() {
     ? `<ul class="games">${open.results.map((g) => {
       const seated = mine && g.seats.some((s) => s.player_id === mine.player_id);
       const action = seated
-        ? `<a class="button" href="/tables/${g.id}/">Go to your seat</a>`
-        : `<button type="button" data-join="${g.id}" class="primary">Join table ${g.id}</button>`;
+        ? `<a class="button" href="/tables/${g.id}/">${esc(_("Go to your seat"))}</a>`
+        : `<button type="button" data-join="${g.id}" class="primary">${esc(fmt(_("Join table %(id)s"), { id: g.id }))}</button>`;
       return gameRow(g, action);
     }).join("")}</ul>`
-    : '<p class="muted">No table is waiting for players. Create one above.</p>';
+    : `<p class="muted">${esc(_("No table is waiting for players. Create one above."))}</p>`;
   document.getElementById("live-tables").innerHTML = live.results.length
     ? `<ul class="games">${live.results.slice(0, 20).map((g) => {
       const seated = mine && g.seats.some((s) => s.player_id === mine.player_id);
-      if (!seated && !g.watchable) return gameRow(g, '<span class="muted">Round in play: watch it when it is over</span>');
-      return gameRow(g, `<a class="button" href="/tables/${g.id}/">${seated ? "Back to your seat" : "Watch"}</a>`);
+      if (!seated && !g.watchable) return gameRow(g, muted(_("Round in play: watch it when it is over")));
+      return gameRow(g, `<a class="button" href="/tables/${g.id}/">${esc(seated ? _("Back to your seat") : _("Watch"))}</a>`);
     }).join("")}</ul>`
-    : '<p class="muted">No game in play.</p>';
+    : `<p class="muted">${esc(_("No game in play."))}</p>`;
   document.getElementById("finished-tables").innerHTML = finished.results.length
     ? `<ul class="games">${finished.results.slice(0, 20).map((g) =>
       gameRow(g, g.watchable
-        ? `<a class="button" href="/games/${g.id}/replay/">Replay</a> <span class="muted">${when(g.finished_at)}</span>`
-        : '<span class="muted">Replay once its round is over</span>'),
+        ? `<a class="button" href="/games/${g.id}/replay/">${esc(_("Replay"))}</a> <span class="muted">${when(g.finished_at)}</span>`
+        : muted(_("Replay once its round is over"))),
     ).join("")}</ul>`
-    : '<p class="muted">No finished game yet.</p>';
+    : `<p class="muted">${esc(_("No finished game yet."))}</p>`;
 }
 
 async function loadInvitations() {
@@ -57,10 +63,10 @@ async function loadInvitations() {
   const pending = results.filter((i) => i.status === "pending");
   box.hidden = !pending.length;
   box.innerHTML = pending.length
-    ? `<h2>Invitations</h2><ul class="games">${pending.map((i) => `<li class="game-row"><span><strong>Table ${i.game}</strong>,
-      seat ${i.seat + 1} · invited by ${esc(i.invited_by || "?")} · until ${when(i.expires_at)}</span>
-      <span><button type="button" class="primary" data-accept="${i.id}" data-game="${i.game}">Sit down</button>
-      <button type="button" data-decline="${i.id}">Decline</button></span></li>`).join("")}</ul>`
+    ? `<h2>${esc(_("Invitations"))}</h2><ul class="games">${pending.map((i) => `<li class="game-row"><span><strong>${esc(fmt(_("Table %(id)s"), { id: i.game }))}</strong>,
+      ${esc(fmt(_("seat %(number)s · invited by %(name)s · until %(when)s"), { number: i.seat + 1, name: i.invited_by || "?", when: when(i.expires_at) }))}</span>
+      <span><button type="button" class="primary" data-accept="${i.id}" data-game="${i.game}">${esc(_("Sit down"))}</button>
+      <button type="button" data-decline="${i.id}">${esc(_("Decline"))}</button></span></li>`).join("")}</ul>`
     : "";
 }
 
@@ -149,3 +155,9 @@ setInterval(() => {
   loadLists().catch(() => {});
   loadInvitations().catch(() => {});
 }, 10000);
+
+const left = new URLSearchParams(location.search).get("left");
+if (left && /^\d+$/.test(left)) {
+  toast(fmt(_("You left table %(number)s. If its game goes on, a CPU plays your seat until you open the table again."),
+    { number: left }));
+}

@@ -1,5 +1,6 @@
 // A player: ratings in every pool and the rating history drawn as an inline SVG chart.
 import { api, apiAll, esc, when } from "./api.js";
+import { _, fmt, word } from "./i18n.js";
 
 const root = document.getElementById("player");
 const id = Number(root.dataset.player);
@@ -20,11 +21,11 @@ function runs(flags) {
 function chart(history) {
   const box = $("chart");
   if (!history.length) {
-    box.innerHTML = '<p class="muted">No rated game yet.</p>';
+    box.innerHTML = `<p class="muted">${esc(_("No rated game yet."))}</p>`;
     return;
   }
   // A player is provisional before their first game; after each game the API says whether they still were.
-  const points = [{ mu: history[0].mu_before, sigma: history[0].sigma_before, label: "start", provisional: Boolean(history[0].provisional) },
+  const points = [{ mu: history[0].mu_before, sigma: history[0].sigma_before, label: _("start"), provisional: Boolean(history[0].provisional) },
     ...history.map((h) => ({ mu: h.mu_after, sigma: h.sigma_after, label: when(h.played_at), game: h.game, provisional: Boolean(h.provisional) }))];
   const width = 720;
   const height = 280;
@@ -46,18 +47,19 @@ function chart(history) {
   const stretches = runs(points.map((p) => p.provisional)).map(([first, last], n) => {
     const left = Math.max(pad.left - 8, x(first) - step / 2);
     const right = Math.min(width - pad.right, x(last) + (last === points.length - 1 ? 0 : step / 2));
-    return `<rect class="provisional" x="${left.toFixed(1)}" y="${pad.top}" width="${Math.max(4, right - left).toFixed(1)}" height="${height - pad.top - pad.bottom}" fill="#5b6670" fill-opacity="0.12"><title>Provisional: too few games, or too uncertain, to be ranked</title></rect>`
-      + (n === 0 ? `<text x="${(left + 4).toFixed(1)}" y="${pad.top + 14}">provisional</text>` : "");
+    return `<rect class="provisional" x="${left.toFixed(1)}" y="${pad.top}" width="${Math.max(4, right - left).toFixed(1)}" height="${height - pad.top - pad.bottom}" fill="#5b6670" fill-opacity="0.12"><title>${esc(_("Provisional: too few games, or too uncertain, to be ranked"))}</title></rect>`
+      + (n === 0 ? `<text x="${(left + 4).toFixed(1)}" y="${pad.top + 14}">${esc(_("provisional"))}</text>` : "");
   }).join("");
   const provisionalGames = history.filter((h) => h.provisional).length;
   const last = points[points.length - 1];
   const first = points[0];
   box.innerHTML = `<svg xmlns="${SVG}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc">
-    <title id="chart-title">Rating (μ) after each rated game, with ±σ shaded and the provisional stretch marked</title>
-    <desc id="chart-desc">${history.length} rated games: from ${first.mu.toFixed(1)} to ${last.mu.toFixed(1)}. Provisional after ${provisionalGames} of them.</desc>
+    <title id="chart-title">${esc(_("Rating (μ) after each rated game, with ±σ shaded and the provisional stretch marked"))}</title>
+    <desc id="chart-desc">${esc(fmt(_("%(games)s rated games: from %(first)s to %(last)s. Provisional after %(provisional)s of them."), {
+    games: history.length, first: first.mu.toFixed(1), last: last.mu.toFixed(1), provisional: provisionalGames }))}</desc>
     ${stretches}${ticks}<path class="band" d="${band}"/><path class="line" d="${line}"/>
-    ${points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.mu).toFixed(1)}" r="3.5" fill="${p.provisional ? "#fff" : "#b3122e"}" stroke="#b3122e" stroke-width="1.5"${p.provisional ? ' data-provisional=""' : ""}><title>${esc(p.label)}: ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}${p.provisional ? " (provisional)" : ""}</title></circle>`).join("")}
-    <text x="${pad.left}" y="${height - 8}">first game</text><text x="${width - pad.right}" y="${height - 8}" text-anchor="end">latest</text>
+    ${points.map((p, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(p.mu).toFixed(1)}" r="3.5" fill="${p.provisional ? "#fff" : "#b3122e"}" stroke="#b3122e" stroke-width="1.5"${p.provisional ? ' data-provisional=""' : ""}><title>${esc(p.label)}: ${p.mu.toFixed(2)} ± ${p.sigma.toFixed(2)}${p.provisional ? ` (${esc(_("provisional"))})` : ""}</title></circle>`).join("")}
+    <text x="${pad.left}" y="${height - 8}">${esc(_("first game"))}</text><text x="${width - pad.right}" y="${height - 8}" text-anchor="end">${esc(_("latest"))}</text>
   </svg>`;
 }
 
@@ -68,19 +70,19 @@ async function start() {
   const ratings = await api(`/api/players/${id}/ratings?pool=global`);
   const history = [...ratings.results].reverse(); // the API lists newest first
   $("ratings").innerHTML = ratings.ratings.length
-    ? `<div class="scroll"><table><thead><tr><th scope="col">Pool</th><th scope="col">μ − 3σ</th><th scope="col">μ ± σ</th><th scope="col">Games</th></tr></thead>
-      <tbody>${ratings.ratings.map((r) => `<tr><th scope="row">${esc(r.league_name || "Global")}${r.provisional ? ' <span class="badge">provisional</span>' : ""}</th>
+    ? `<div class="scroll"><table><thead><tr><th scope="col">${esc(_("Pool"))}</th><th scope="col">μ − 3σ</th><th scope="col">μ ± σ</th><th scope="col">${esc(_("Games"))}</th></tr></thead>
+      <tbody>${ratings.ratings.map((r) => `<tr><th scope="row">${esc(r.league_name || _("Global"))}${r.provisional ? ` <span class="badge">${esc(_("provisional"))}</span>` : ""}</th>
       <td>${r.conservative.toFixed(1)}</td><td>${r.mu.toFixed(1)} ± ${r.sigma.toFixed(1)}</td><td>${r.games}</td></tr>`).join("")}</tbody></table></div>`
-    : '<p class="muted">Not rated yet: ratings come from ranked games.</p>';
+    : `<p class="muted">${esc(_("Not rated yet: ratings come from ranked games."))}</p>`;
   chart(history);
   const games = (await apiAll(`/api/players/${id}/games`, 1)).slice(0, 20);
   $("games").innerHTML = games.length
-    ? `<ul class="games">${games.map((g) => `<li class="game-row"><span>Game ${g.id} · ${esc(g.status)}${g.ranked ? ' <span class="badge">ranked</span>' : ""}
-      <br><span class="muted">${g.seats.map((s) => esc(s.name || "open")).join(", ")}</span></span>
-      ${g.status === "finished" ? `<a class="button" href="/games/${g.id}/replay/">Replay</a>` : `<a class="button" href="/tables/${g.id}/">Table</a>`}</li>`).join("")}</ul>`
-    : '<p class="muted">No games yet.</p>';
+    ? `<ul class="games">${games.map((g) => `<li class="game-row"><span>${esc(fmt(_("Game %(id)s"), { id: g.id }))} · ${esc(word(g.status))}${g.ranked ? ` <span class="badge">${esc(_("ranked"))}</span>` : ""}
+      <br><span class="muted">${g.seats.map((s) => esc(s.name || _("open"))).join(", ")}</span></span>
+      ${g.status === "finished" ? `<a class="button" href="/games/${g.id}/replay/">${esc(_("Replay"))}</a>` : `<a class="button" href="/tables/${g.id}/">${esc(_("Table"))}</a>`}</li>`).join("")}</ul>`
+    : `<p class="muted">${esc(_("No games yet."))}</p>`;
 }
 
 start().catch((error) => {
-  $("error").textContent = error.status === 404 ? "There is no such player." : error.message;
+  $("error").textContent = error.status === 404 ? _("There is no such player.") : error.message;
 });

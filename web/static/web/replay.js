@@ -3,6 +3,9 @@
 // so that every step has a link of its own.
 import { api, esc, seatNames } from "./api.js";
 import { cardFace, cardLabel, cardSpan, sortHand } from "./cards.js";
+import { _, fmt, ngettext } from "./i18n.js";
+
+const DIRECTIONS = { left: _("to the left"), right: _("to the right"), across: _("across") };
 
 const root = document.getElementById("replay");
 const gameId = Number(root.dataset.game);
@@ -25,21 +28,25 @@ function describe(event) {
   if (!event) return "";
   const p = event.payload || {};
   switch (event.type) {
-    case "GameStarted": return "The game starts.";
-    case "PlayersSeated": return "The players sit down.";
-    case "HandDealt": return `Hand ${p.hand_number} is dealt${p.pass_direction && p.pass_direction !== "none" ? `; pass ${p.pass_direction}` : ""}.`;
-    case "DealCommitted": return "The deal is committed (its hash is published).";
-    case "CardsPassed": return `${nameOf(p.seat)} passes ${(p.cards || []).map(cardFace).join(" ")}.`;
-    case "PassCompleted": return "Everyone has passed; the cards change hands.";
-    case "CardPlayed": return `${nameOf(p.seat)} plays the ${cardLabel(p.card)}.`;
-    case "TrickTaken": return `${nameOf(p.winner)} takes trick ${p.trick_number} (${p.points} point${p.points === 1 ? "" : "s"}).`;
-    case "MoonChoiceRequested": return `${nameOf(p.seat)} shot the moon and chooses how to score it.`;
-    case "MoonChosen": return `${nameOf(p.seat)} chooses ${p.choice === "add_to_others" ? "+26 for the others" : "−26 for themself"}.`;
-    case "HandScored": return `Hand ${p.hand_number} is scored: ${p.points.map((pt, s) => `${nameOf(s)} ${pt}`).join(", ")}.`;
-    case "GameEnded": return `The game ends: ${nameOf(p.winner)} wins.`;
-    case "DealSaltRevealed": return "The deal salts are revealed: anyone can check the deals.";
-    case "SeatVacated": return `${nameOf(p.seat)} left; a CPU plays the seat.`;
-    case "SeatReclaimed": return `${nameOf(p.seat)} is back.`;
+    case "GameStarted": return _("The game starts.");
+    case "PlayersSeated": return _("The players sit down.");
+    case "HandDealt": return p.pass_direction && p.pass_direction !== "none"
+      ? fmt(_("Hand %(hand)s is dealt; pass %(direction)s."), { hand: p.hand_number, direction: DIRECTIONS[p.pass_direction] || p.pass_direction })
+      : fmt(_("Hand %(hand)s is dealt."), { hand: p.hand_number });
+    case "DealCommitted": return _("The deal is committed (its hash is published).");
+    case "CardsPassed": return fmt(_("%(name)s passes %(cards)s."), { name: nameOf(p.seat), cards: (p.cards || []).map(cardFace).join(" ") });
+    case "PassCompleted": return _("Everyone has passed; the cards change hands.");
+    case "CardPlayed": return fmt(_("%(name)s plays the %(card)s."), { name: nameOf(p.seat), card: cardLabel(p.card) });
+    case "TrickTaken": return fmt(ngettext("%(name)s takes trick %(trick)s (%(points)s point).", "%(name)s takes trick %(trick)s (%(points)s points).", p.points),
+      { name: nameOf(p.winner), trick: p.trick_number, points: p.points });
+    case "MoonChoiceRequested": return fmt(_("%(name)s shot the moon and chooses how to score it."), { name: nameOf(p.seat) });
+    case "MoonChosen": return fmt(p.choice === "add_to_others" ? _("%(name)s chooses +26 for the others.") : _("%(name)s chooses −26 for themself."),
+      { name: nameOf(p.seat) });
+    case "HandScored": return fmt(_("Hand %(hand)s is scored: %(points)s."), { hand: p.hand_number, points: p.points.map((pt, s) => `${nameOf(s)} ${pt}`).join(", ") });
+    case "GameEnded": return fmt(_("The game ends: %(name)s wins."), { name: nameOf(p.winner) });
+    case "DealSaltRevealed": return _("The deal salts are revealed: anyone can check the deals.");
+    case "SeatVacated": return fmt(_("%(name)s left; a CPU plays the seat."), { name: nameOf(p.seat) });
+    case "SeatReclaimed": return fmt(_("%(name)s is back."), { name: nameOf(p.seat) });
     default: return event.type;
   }
 }
@@ -90,7 +97,8 @@ function render(step) {
   root.dataset.last = String(game.seq);
   $("slider").max = String(game.seq);
   $("slider").value = String(at);
-  $("position").textContent = `Step ${at} of ${game.seq}, hand ${view.hand_number || 1}: ${describe(step.event)}`;
+  $("position").textContent = fmt(_("Step %(at)s of %(last)s, hand %(hand)s: %(what)s"), {
+    at, last: game.seq, hand: view.hand_number || 1, what: describe(step.event) });
   $("share").href = location.href;
   $("share").textContent = location.href;
   const hand = handOf(at);
@@ -109,14 +117,14 @@ function render(step) {
     const acting = view.to_act.includes(seat) && view.phase !== "game_over";
     div.className = `seat pos-${POSITIONS[n][seat]}${acting ? " acting" : ""}`;
     div.dataset.seat = String(seat);
-    div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))}${game.seats[seat] && game.seats[seat].cpu ? ' <span class="badge">CPU</span>' : ""}</div>
-      <div class="seat-info"><span>hand ${view.points_taken[seat]}</span><span>total ${view.totals[seat]}</span></div>`;
+    div.innerHTML = `<div class="seat-name">${esc(nameOf(seat))}</div>
+      <div class="seat-info"><span>${esc(fmt(_("hand %(points)s"), { points: view.points_taken[seat] }))}</span><span>${esc(fmt(_("total %(points)s"), { points: view.totals[seat] }))}</span></div>`;
     const cards = document.createElement("div");
     cards.className = "cards";
-    cards.setAttribute("aria-label", `${nameOf(seat)}'s cards`);
+    cards.setAttribute("aria-label", fmt(_("%(name)s's cards"), { name: nameOf(seat) }));
     const held = step.hands ? sortHand(step.hands[seat]) : [];
     for (const card of held) cards.appendChild(cardSpan(card, played.has(card) ? "played" : ""));
-    if (!step.hands) cards.textContent = `${view.hand_counts[seat]} cards (hidden until the game is over)`;
+    if (!step.hands) cards.textContent = fmt(_("%(count)s cards (hidden until the game is over)"), { count: view.hand_counts[seat] });
     div.appendChild(cards);
     seats.appendChild(div);
   }
@@ -124,11 +132,12 @@ function render(step) {
   const trick = $("trick");
   trick.innerHTML = "";
   let cards = view.trick;
-  let caption = view.phase === "playing" && cards.length ? `Trick ${view.trick_number}` : "";
+  let caption = view.phase === "playing" && cards.length ? fmt(_("Trick %(number)s"), { number: view.trick_number }) : "";
   if (!cards.length && view.tricks.length && ["TrickTaken", "HandScored", "MoonChoiceRequested"].includes(step.event.type)) {
     const last = view.tricks[view.tricks.length - 1];
     cards = last.cards;
-    caption = `${nameOf(last.winner)} took trick ${view.tricks.length} (${last.points} point${last.points === 1 ? "" : "s"})`;
+    caption = fmt(ngettext("%(name)s took trick %(trick)s (%(points)s point)", "%(name)s took trick %(trick)s (%(points)s points)", last.points),
+      { name: nameOf(last.winner), trick: view.tricks.length, points: last.points });
   }
   $("trick-caption").textContent = caption;
   for (const play of cards) {
@@ -137,12 +146,12 @@ function render(step) {
     trick.appendChild(span);
   }
 
-  const names = Array.from({ length: n }, (_, s) => nameOf(s));
-  const rows = view.hand_scores.map((h) => `<tr><th scope="row">Hand ${h.hand_number}</th>${h.points.map((p, s) =>
-    `<td>${p}${h.shooter === s ? ' <span class="badge">moon</span>' : ""}</td>`).join("")}</tr>`).join("");
-  $("scores").innerHTML = `<div class="scroll"><table class="scores"><thead><tr><th scope="col">Hand</th>
+  const names = Array.from({ length: n }, (_unused, s) => nameOf(s));
+  const rows = view.hand_scores.map((h) => `<tr><th scope="row">${esc(fmt(_("Hand %(hand)s"), { hand: h.hand_number }))}</th>${h.points.map((p, s) =>
+    `<td>${p}${h.shooter === s ? ` <span class="badge">${esc(_("moon"))}</span>` : ""}</td>`).join("")}</tr>`).join("");
+  $("scores").innerHTML = `<div class="scroll"><table class="scores"><thead><tr><th scope="col">${esc(_("Hand"))}</th>
     ${names.map((name) => `<th scope="col">${esc(name)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody>
-    <tfoot><tr><th scope="row">Total</th>${view.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
+    <tfoot><tr><th scope="row">${esc(_("Total"))}</th>${view.totals.map((t) => `<td>${t}</td>`).join("")}</tr></tfoot></table></div>`;
 }
 
 function target(kind) {
@@ -175,20 +184,21 @@ async function start() {
   try {
     game = await api(`/api/games/${gameId}/`);
     if (!game.seq) {
-      $("error").textContent = "This game has not started yet.";
+      $("error").textContent = _("This game has not started yet.");
       return;
     }
     events = (await api(`/api/games/${gameId}/events/?after=0`)).events;
   } catch (error) {
-    $("error").textContent = error.status === 404 ? "There is no such game." : error.message;
+    $("error").textContent = error.status === 404 ? _("There is no such game.") : error.message;
     return;
   }
   if (game.status !== "finished") {
     $("position").insertAdjacentHTML("beforebegin",
-      `<p class="muted">This game is still being played: <a href="/tables/${gameId}/">watch it live</a>. Hands are shown once it is over.</p>`);
+      `<p class="muted">${fmt(esc(_("This game is still being played: %(link)s. Hands are shown once it is over.")), {
+        link: `<a href="/tables/${gameId}/">${esc(_("watch it live"))}</a>` })}</p>`);
   }
   $("hand-select").innerHTML = events.filter((e) => e.type === "HandDealt")
-    .map((e) => `<option value="${e.seq}">Hand ${e.payload.hand_number}</option>`).join("");
+    .map((e) => `<option value="${e.seq}">${esc(fmt(_("Hand %(hand)s"), { hand: e.payload.hand_number }))}</option>`).join("");
   const requested = Number(new URL(location.href).searchParams.get("at"));
   const firstDeal = events.find((e) => e.type === "HandDealt");
   await go(requested || (firstDeal ? firstDeal.seq : 1));

@@ -1,4 +1,5 @@
 import { apiAll, esc, when } from "./api.js";
+import { _, fmt, word } from "./i18n.js";
 
 const box = document.getElementById("tournaments");
 
@@ -6,9 +7,9 @@ async function start() {
   const rows = await apiAll("/api/tournaments/");
   box.innerHTML = rows.length
     ? `<ul class="games">${rows.map((t) => `<li class="game-row"><span><a href="/tournaments/${t.id}/"><strong>${esc(t.name)}</strong></a>
-        · ${esc(t.format)} · ${esc(t.status)}${t.players_count != null ? ` · ${t.players_count} players` : ""}</span>
+        · ${esc(word(t.format))} · ${esc(word(t.status))}${t.players_count != null ? ` · ${esc(fmt(_("%(players)s players"), { players: t.players_count }))}` : ""}</span>
         <span class="muted">${when(t.started_at || t.created_at)}</span></li>`).join("")}</ul>`
-    : '<p class="muted">No tournament yet.</p>';
+    : `<p class="muted">${esc(_("No tournament yet."))}</p>`;
 }
 
 start().catch((error) => {

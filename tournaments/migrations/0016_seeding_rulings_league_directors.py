@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0013_sealed_games_invitations_and_round_deal_commitments'),
+        ('tournaments', '0015_game_rematch_of'),
     ]
 
     operations = [
