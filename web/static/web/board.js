@@ -2,6 +2,7 @@
 // pushes the whole board on every change; this module reconnects and pings. Shared by the
 // director's console, the projector screen and the players' tournament page.
 import { esc } from "./api.js";
+import { _, fmt } from "./i18n.js";
 
 export function followBoard(tournamentId, onBoard, onStatus = () => {}) {
   let socket = null;
@@ -36,33 +37,33 @@ export function followBoard(tournamentId, onBoard, onStatus = () => {}) {
 export function ago(iso) {
   if (!iso) return "";
   const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
+  return seconds < 60 ? fmt(_("%(n)s s"), { n: seconds }) : fmt(_("%(n)s min"), { n: Math.floor(seconds / 60) });
 }
 
 export function seatLabel(seat) {
   const marks = [];
-  if (seat.cpu_fill) marks.push("CPU");
-  else if (seat.away) marks.push("away: CPU plays");
-  else if (seat.disconnected || (!seat.cpu && !seat.connected)) marks.push("not at the table");
-  return `${esc(seat.name)}${marks.length ? ` <span class="badge warn">${marks.join(", ")}</span>` : ""}`;
+  if (seat.cpu_fill) marks.push(_("CPU"));
+  else if (seat.away) marks.push(_("away: CPU plays"));
+  else if (seat.disconnected || (!seat.cpu && !seat.connected)) marks.push(_("not at the table"));
+  return `${esc(seat.name)}${marks.length ? ` <span class="badge warn">${esc(marks.join(", "))}</span>` : ""}`;
 }
 
 // The board's tables as cards: players with totals, hand number, who is to act and since when.
 export function tablesHtml(board) {
-  if (!board.round) return '<p class="muted">No round has been drawn yet.</p>';
-  if (!board.tables.length) return '<p class="muted">No tables.</p>';
+  if (!board.round) return `<p class="muted">${esc(_("No round has been drawn yet."))}</p>`;
+  if (!board.tables.length) return `<p class="muted">${esc(_("No tables."))}</p>`;
   return `<div class="board-tables">${board.tables.map((t) => {
     const acting = new Set(t.to_act);
     const waiting = t.waiting_on_absent.length > 0;
-    const state = t.status === "finished" ? "finished" : t.status === "seated" ? "seated" : `hand ${t.hand_number}`;
+    const state = t.status === "finished" ? _("finished") : t.status === "seated" ? _("seated") : fmt(_("hand %(n)s"), { n: t.hand_number });
     const rows = t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}">
         <span class="seat-no">${s.seat + 1}</span> ${seatLabel(s)}
         <span class="total">${t.totals ? t.totals[s.seat] : ""}</span></li>`).join("");
     return `<article class="board-table ${t.status}${waiting ? " waiting" : ""}" data-table="${t.number}" data-status="${t.status}">
-      <h4>Table ${t.number} <span class="muted">· ${esc(state)}</span>${waiting ? ' <span class="badge warn">waiting on an absent player</span>' : ""}</h4>
+      <h4>${esc(fmt(_("Table %(n)s"), { n: t.number }))} <span class="muted">· ${esc(state)}</span>${waiting ? ` <span class="badge warn">${esc(_("waiting on an absent player"))}</span>` : ""}</h4>
       <ol class="board-seats">${rows}</ol>
-      ${t.to_act.length ? `<p class="muted to-act">to act: ${t.to_act.map((s) => esc(t.seats[s].name)).join(", ")}${t.cpu_to_act ? " (CPU)" : ""} · ${ago(t.since)}</p>` : ""}
-      ${t.sealed ? '<p class="muted">totals shown when the round is over (duplicate deals)</p>' : ""}
+      ${t.to_act.length ? `<p class="muted to-act">${esc(fmt(_("to act: %(names)s"), { names: t.to_act.map((s) => t.seats[s].name).join(", ") }))}${t.cpu_to_act ? ` ${esc(_("(CPU)"))}` : ""} · ${esc(ago(t.since))}</p>` : ""}
+      ${t.sealed ? `<p class="muted">${esc(_("totals shown when the round is over (duplicate deals)"))}</p>` : ""}
     </article>`;
   }).join("")}</div>`;
 }

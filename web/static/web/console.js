@@ -1,5 +1,6 @@
 // The director's console: the live board of the round, pushed over the tournament's socket.
 import { followBoard, tablesHtml } from "./board.js";
+import { _ } from "./i18n.js";
 
 const root = document.getElementById("console");
 const id = Number(root.dataset.tournament);
@@ -14,7 +15,7 @@ followBoard(id, (frame) => {
   board.dataset.playing = String(playing);
   board.dataset.round = frame.round ? String(frame.round.number) : "";
 }, (status) => {
-  conn.textContent = status === "open" ? "live" : status === "missing" ? "no such tournament" : "reconnecting…";
+  conn.textContent = status === "open" ? _("live") : status === "missing" ? _("no such tournament") : _("reconnecting…");
   conn.className = `conn ${status === "open" ? "open" : "closed"}`;
 });
 // "since" ages while nothing changes

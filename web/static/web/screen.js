@@ -2,6 +2,7 @@
 // socket. No controls; pages turn by themselves (40 standings lines, 10 tables a page).
 import { esc } from "./api.js";
 import { followBoard } from "./board.js";
+import { _, fmt, word } from "./i18n.js";
 
 const root = document.getElementById("screen");
 const id = Number(root.dataset.tournament);
@@ -25,17 +26,17 @@ function pages() {
 }
 
 function standingsColumn(lines) {
-  return `<table><thead><tr><th class="num">#</th><th>Player</th><th class="num">Pts</th><th class="num">Hearts</th><th class="num">Games</th></tr></thead>
-    <tbody>${lines.map((l) => `<tr><td class="num">${esc(l.rank_label)}</td><td class="name">${esc(l.name)}${l.withdrawn ? " <span class=\"muted\">(withdrawn)</span>" : ""}</td>
+  return `<table><thead><tr><th class="num">#</th><th>${esc(_("Player"))}</th><th class="num">${esc(_("Pts"))}</th><th class="num">${esc(_("Hearts"))}</th><th class="num">${esc(_("Games"))}</th></tr></thead>
+    <tbody>${lines.map((l) => `<tr><td class="num">${esc(l.rank_label)}</td><td class="name">${esc(l.name)}${l.withdrawn ? ` <span class="muted">${esc(_("(withdrawn)"))}</span>` : ""}</td>
       <td class="num">${num(l.table_points)}</td><td class="num">${l.hearts_points}</td><td class="num">${l.games}</td></tr>`).join("")}</tbody></table>`;
 }
 
 function render() {
   if (!board) return;
   $("s-name").textContent = board.tournament.name;
-  document.title = `${board.tournament.name} · screen`;
+  document.title = fmt(_("%(name)s · screen"), { name: board.tournament.name });
   $("s-round").textContent = board.round
-    ? `Round ${board.round.number} of ${board.tournament.rounds_planned} · ${board.round.status}` : "Registration";
+    ? `${fmt(_("Round %(n)s of %(planned)s"), { n: board.round.number, planned: board.tournament.rounds_planned })} · ${word(board.round.status)}` : _("Registration");
   const all = pages();
   const current = all[page % all.length];
   $("s-page").textContent = all.length > 1 ? `${(page % all.length) + 1} / ${all.length}` : "";
@@ -48,15 +49,15 @@ function render() {
     const tables = board.tables.slice(current.from, current.from + TABLES_PER_PAGE);
     $("s-body").innerHTML = `<div class="tables" id="s-tables">${tables.map((t) => {
       const acting = new Set(t.to_act);
-      return `<article class="${t.status}${t.waiting_on_absent.length ? " waiting" : ""}"><h2>Table ${t.number}
-        <span class="muted">${t.status === "finished" ? "done" : t.status === "seated" ? "" : `hand ${t.hand_number}`}</span></h2>
-        <ol>${t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}"><span class="n">${esc(s.name)}${s.cpu_fill ? " (CPU)" : ""}${s.away ? ' <span class="tag">away</span>' : ""}</span>
+      return `<article class="${t.status}${t.waiting_on_absent.length ? " waiting" : ""}"><h2>${esc(fmt(_("Table %(n)s"), { n: t.number }))}
+        <span class="muted">${esc(t.status === "finished" ? _("done") : t.status === "seated" ? "" : fmt(_("hand %(n)s"), { n: t.hand_number }))}</span></h2>
+        <ol>${t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}"><span class="n">${esc(s.name)}${s.cpu_fill ? ` ${esc(_("(CPU)"))}` : ""}${s.away ? ` <span class="tag">${esc(_("away"))}</span>` : ""}</span>
           <span>${t.totals ? t.totals[s.seat] : ""}</span></li>`).join("")}</ol></article>`;
     }).join("")}</div>`;
   }
 }
 
 followBoard(id, (frame) => { board = frame; render(); }, (status) => {
-  if (status === "missing") $("s-body").innerHTML = '<p class="muted">There is no such tournament.</p>';
+  if (status === "missing") $("s-body").innerHTML = `<p class="muted">${esc(_("There is no such tournament."))}</p>`;
 });
 setInterval(() => { page += 1; render(); }, PAGE_SECONDS * 1000);
