@@ -81,35 +81,39 @@ def _choices(model_choices) -> list:
 class TournamentForm(forms.Form):
     """A tournament: format, rounds, tables, scoring and every rule of the game."""
 
-    league = forms.ModelChoiceField(League.objects.none(), help_text=_("the league it counts for"))
-    season = forms.ModelChoiceField(Season.objects.none(), required=False,
+    league = forms.ModelChoiceField(League.objects.none(), label=_("League"), help_text=_("the league it counts for"))
+    season = forms.ModelChoiceField(Season.objects.none(), label=_("Season"), required=False,
                                     help_text=_("optional: the league's season it belongs to"))
-    name = forms.CharField(max_length=120, help_text=_("e.g. Thursday club night"))
-    format = forms.ChoiceField(choices=Tournament.Format.choices, initial=Tournament.Format.SWISS,
+    name = forms.CharField(label=_("Name"), max_length=120, help_text=_("e.g. Thursday club night"))
+    format = forms.ChoiceField(label=_("Format"), choices=Tournament.Format.choices, initial=Tournament.Format.SWISS,
                                help_text=_("how players are seated from round to round"))
     seeding = forms.ChoiceField(choices=Tournament.Seeding.choices, initial=Tournament.Seeding.LEAGUE,
-                                help_text=_("a Swiss tournament's first round: by rating or by lot"))
-    rounds_planned = forms.IntegerField(min_value=1, max_value=50, initial=5, help_text=_("rounds before any final"))
+                                help_text=_("a Swiss tournament's first round: by rating or by lot"),
+                                label=_("Seeding"))
+    rounds_planned = forms.IntegerField(min_value=1, max_value=50, initial=5,
+                                        help_text=_("rounds before any final"), label=_("Rounds planned"))
     round_mode = forms.ChoiceField(choices=Tournament.RoundMode.choices, initial=Tournament.RoundMode.FULL_GAME,
-                                   help_text=_("what a round is at each table"))
-    hands_per_round = forms.IntegerField(min_value=1, max_value=50, initial=4,
+                                   help_text=_("what a round is at each table"), label=_("Round mode"))
+    hands_per_round = forms.IntegerField(label=_("Hands per round"), min_value=1, max_value=50, initial=4,
                                          help_text=_("with a fixed number of hands (default: 4)"))
-    final_table_size = forms.TypedChoiceField(coerce=int, initial=0,
+    final_table_size = forms.TypedChoiceField(label=_("Final table size"), coerce=int, initial=0,
                                               choices=[(0, _("no final")), (3, "3"), (4, "4"), (5, "5")],
                                               help_text=_("a last round for the top of the standings"))
     preferred_table_size = forms.TypedChoiceField(coerce=int, choices=TABLE_SIZE_CHOICES, initial=4,
-                                                  help_text=_("players per table (default: 4)"))
-    prefer = forms.ChoiceField(choices=Tournament.Prefer.choices, initial=Tournament.Prefer.SMALLER,
+                                                  help_text=_("players per table (default: 4)"),
+                                                  label=_("Preferred table size"))
+    prefer = forms.ChoiceField(label=_("Prefer"), choices=Tournament.Prefer.choices, initial=Tournament.Prefer.SMALLER,
                                help_text=_("when the players do not make whole tables"))
     allow_cpu_fill = forms.BooleanField(required=False, help_text=_("CPUs fill tables to the preferred size "
-                                                                    "(never ranked)"))
+                                                                    "(never ranked)"), label=_("Allow cpu fill"))
     cpu_bot = forms.ChoiceField(choices=[("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")],
-                                initial="rule", help_text=_("the CPUs' strength (default: rule)"))
+                                initial="rule", help_text=_("the CPUs' strength (default: rule)"), label=_("Cpu bot"))
     duplicate_deals = forms.BooleanField(required=False, help_text=_("every table of a size plays the same "
-                                                                     "deals in a round (matchpoints)"))
+                                                                     "deals in a round (matchpoints)"),
+                                         label=_("Duplicate deals"))
     auto_advance = forms.BooleanField(required=False, help_text=_("seat and start the next round as soon as "
-                                                                  "the last table finishes"))
-    turn_seconds = forms.TypedChoiceField(coerce=int, empty_value=None, required=False,
+                                                                  "the last table finishes"), label=_("Auto advance"))
+    turn_seconds = forms.TypedChoiceField(label=_("Turn seconds"), coerce=int, empty_value=None, required=False,
                                           choices=[("", _("unlimited")), (30, "30"), (60, "60")],
                                           help_text=_("seconds per turn before a CPU plays it (default: unlimited)"))
     points_3 = forms.CharField(required=False, max_length=40, label=_("Points at a table of 3"),
@@ -121,7 +125,7 @@ class TournamentForm(forms.Form):
     points_5 = forms.CharField(required=False, max_length=40, label=_("Points at a table of 5"),
                                widget=forms.TextInput(attrs={"placeholder": "4 3 2 1 0"}),
                                help_text=_("table points for 1st to 5th (default: 4 3 2 1 0)"))
-    seed = forms.IntegerField(required=False, min_value=0, max_value=2**62,
+    seed = forms.IntegerField(label=_("Seed"), required=False, min_value=0, max_value=2**62,
                               help_text=_("optional: fixes every draw (to replay an evening)"))
 
     FORMAT_FIELDS = ["league", "season", "name", "format", "seeding", "rounds_planned", "round_mode",
@@ -223,16 +227,17 @@ def show_refusal(form: forms.Form, error) -> None:
 
 
 class LeagueForm(forms.Form):
-    club = forms.ModelChoiceField(Club.objects.all(), help_text=_("the club that runs it"))
-    name = forms.CharField(max_length=120, help_text=_("e.g. Thursday league"))
-    slug = forms.SlugField(max_length=120, help_text=_("short name for addresses: letters, digits, dashes"))
+    club = forms.ModelChoiceField(Club.objects.all(), label=_("Club"), help_text=_("the club that runs it"))
+    name = forms.CharField(label=_("Name"), max_length=120, help_text=_("e.g. Thursday league"))
+    slug = forms.SlugField(max_length=120, label=_("Slug"),
+                           help_text=_("short name for addresses: letters, digits, dashes"))
 
 
 class SeasonForm(forms.Form):
-    league = forms.ModelChoiceField(League.objects.none())
-    name = forms.CharField(max_length=120, help_text=_("e.g. Spring 2027"))
-    starts_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    ends_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    league = forms.ModelChoiceField(League.objects.none(), label=_("League"))
+    name = forms.CharField(label=_("Name"), max_length=120, help_text=_("e.g. Spring 2027"))
+    starts_on = forms.DateField(label=_("Starts on"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    ends_on = forms.DateField(label=_("Ends on"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
 
     def __init__(self, *args, leagues=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -243,7 +248,8 @@ class WalkInForm(forms.Form):
     display_name = forms.CharField(max_length=60, label=_("Walk-in player"),
                                    help_text=_("a new player of the club, registered at once"))
     password = forms.CharField(required=False, min_length=8, max_length=128, widget=forms.PasswordInput,
-                               help_text=_("optional: to sign in and play on their phone (8 characters or more)"))
+                               help_text=_("optional: to sign in and play on their phone (8 characters or more)"),
+                               label=_("Password"))
 
     def clean_password(self):
         from django.contrib.auth.password_validation import validate_password
@@ -255,28 +261,32 @@ class WalkInForm(forms.Form):
 
 
 class RegisterForm(forms.Form):
-    player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=False), widget=forms.HiddenInput)
+    player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=False),
+                                    widget=forms.HiddenInput, label=_("Player"))
 
 
 class GuestForm(forms.Form):
-    player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=True), widget=forms.HiddenInput)
+    player = forms.ModelChoiceField(Player.objects.filter(bot_kind="", is_guest=True),
+                                    widget=forms.HiddenInput, label=_("Player"))
 
 
 class WithdrawForm(forms.Form):
-    player = forms.ModelChoiceField(Player.objects.all(), widget=forms.HiddenInput)
+    player = forms.ModelChoiceField(Player.objects.all(), label=_("Player"), widget=forms.HiddenInput)
 
 
 class SwapForm(forms.Form):
-    table = forms.TypedChoiceField(coerce=int, help_text=_("the table of the current round"))
-    player_out = forms.TypedChoiceField(coerce=int, help_text=_("who leaves the seat"))
+    table = forms.TypedChoiceField(label=_("Table"), coerce=int, help_text=_("the table of the current round"))
+    player_out = forms.TypedChoiceField(label=_("Player out"), coerce=int, help_text=_("who leaves the seat"))
     player_in = forms.TypedChoiceField(coerce=int, help_text=_("who takes it: from another table, or a "
-                                                               "registered player sitting out"))
-    correction = forms.BooleanField(required=False, help_text=_("the round has started: correct who sits where"))
+                                                               "registered player sitting out"), label=_("Player in"))
+    correction = forms.BooleanField(required=False,
+                                    help_text=_("the round has started: correct who sits where"), label=_("Correction"))
 
 
 class RulingForm(forms.Form):
-    table = forms.TypedChoiceField(coerce=int, help_text=_("a finished table of the current round"))
-    seat = forms.TypedChoiceField(coerce=int, choices=[(s, str(s + 1)) for s in range(5)],
+    table = forms.TypedChoiceField(label=_("Table"), coerce=int, help_text=_("a finished table of the current round"))
+    seat = forms.TypedChoiceField(label=_("Seat"), coerce=int, choices=[(s, str(s + 1)) for s in range(5)],
                                   help_text=_("the seat whose score is adjusted (1 is the first seat)"))
-    hearts_points = forms.IntegerField(min_value=-10_000, max_value=10_000, help_text=_("the adjusted Hearts points"))
-    reason = forms.CharField(max_length=500, help_text=_("shown in the results next to the score"))
+    hearts_points = forms.IntegerField(min_value=-10_000, max_value=10_000,
+                                       help_text=_("the adjusted Hearts points"), label=_("Hearts points"))
+    reason = forms.CharField(label=_("Reason"), max_length=500, help_text=_("shown in the results next to the score"))
