@@ -40,6 +40,15 @@ def _rule_help() -> dict[str, str]:
 
 RULE_HELP = _rule_help()
 
+# The rules' names as labels (a rule not listed shows its name).
+RULE_LABELS = {
+    "leftover": _("Leftover"), "removed_cards": _("Removed cards"), "passing": _("Passing"),
+    "first_lead": _("First lead"), "no_points_first_trick": _("No points first trick"),
+    "hearts_any_time": _("Hearts any time"), "queen_breaks_hearts": _("Queen breaks hearts"),
+    "jack_of_diamonds": _("Jack of diamonds"), "black_maria": _("Black maria"), "moon": _("Moon"),
+    "end_score": _("End score"), "exact_end_score_halves": _("Exact end score halves"),
+}
+
 
 def _shown(value) -> str:
     if isinstance(value, bool):
@@ -54,7 +63,7 @@ def rule_form_fields() -> dict[str, forms.Field]:
         if f.name in SKIPPED_RULES:
             continue
         default = f.default if f.default is not MISSING else None
-        label = f.name.replace("_", " ").capitalize()
+        label = RULE_LABELS.get(f.name, f.name.replace("_", " ").capitalize())
         help_line = RULE_HELP.get(f.name, "")
         choices = getattr(engine_rules, f.name.upper(), None)
         if isinstance(default, bool):
