@@ -103,7 +103,7 @@ def test_a_directors_evening(browser, live_server_url):
     console.goto("/web/login?next=/director/")
     console.fill('input[name="username"]', "director")
     console.fill('input[name="password"]', "hearts-demo")
-    console.click('main button[type="submit"]')  # the header has the language switch's buttons
+    console.click('form:has(input[name="password"]) button[type="submit"]')  # not the header's language switch
     console.wait_for_url("**/director/")
 
     # The tournament form: a mistake shows on its field and creates nothing, then the real one.
