@@ -29,21 +29,39 @@ class OptionSerializer(serializers.Serializer):
     option = serializers.JSONField(help_text="a card, three cards (a pass) or a moon choice")
     expected = serializers.FloatField(allow_null=True, help_text="expected points this hand (lower is better)")
     samples = serializers.IntegerField()
-    equivalent = serializers.ListField(child=serializers.CharField(), required=False,
-                                       help_text="plays: cards worth the same as this one")
+    equivalent = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="plays: cards worth the same as this one"
+    )
 
 
 class DecisionSerializer(serializers.ModelSerializer):
     options = serializers.SerializerMethodField()
-    grade = serializers.ChoiceField(choices=AnalysedDecision.Grade.choices,
-                                    help_text="good (loss under 1), inaccuracy (from 1), mistake (from 3), "
-                                              "blunder (from 6 expected points)")
+    grade = serializers.ChoiceField(
+        choices=AnalysedDecision.Grade.choices,
+        help_text="good (loss under 1), inaccuracy (from 1), mistake (from 3), blunder (from 6 expected points)",
+    )
 
     class Meta:
         model = AnalysedDecision
-        fields = ["position", "seq", "seat", "kind", "hand_number", "trick_number", "total_before", "taken",
-                  "taken_expected", "best", "best_expected", "loss", "loss_se", "grade", "forced", "options",
-                  "samples"]
+        fields = [
+            "position",
+            "seq",
+            "seat",
+            "kind",
+            "hand_number",
+            "trick_number",
+            "total_before",
+            "taken",
+            "taken_expected",
+            "best",
+            "best_expected",
+            "loss",
+            "loss_se",
+            "grade",
+            "forced",
+            "options",
+            "samples",
+        ]
 
     @extend_schema_field(OptionSerializer(many=True))
     def get_options(self, row) -> list[dict]:
@@ -72,8 +90,22 @@ class AnalysisSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GameAnalysis
-        fields = ["game", "status", "progress", "decisions_total", "decisions_done", "version", "seed_key",
-                  "budget", "error", "created_at", "started_at", "finished_at", "summaries", "decisions"]
+        fields = [
+            "game",
+            "status",
+            "progress",
+            "decisions_total",
+            "decisions_done",
+            "version",
+            "seed_key",
+            "budget",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "summaries",
+            "decisions",
+        ]
 
     def get_summaries(self, analysis) -> list[dict] | None:
         """Per seat, once done (else null)."""
@@ -108,8 +140,9 @@ class GameAnalysisView(APIView):
     def get_throttles(self):
         return [AnalysisThrottle()] if self.request.method == "POST" else []
 
-    @extend_schema(responses={200: AnalysisSerializer,
-                              409: OpenApiResponse(description="game_not_over / round_not_over")})
+    @extend_schema(
+        responses={200: AnalysisSerializer, 409: OpenApiResponse(description="game_not_over / round_not_over")}
+    )
     def get(self, request, game_id: int):
         """Progress while it runs; once done, every decision and the per-seat summaries; status
         ``none`` if nobody has started one."""
@@ -120,8 +153,14 @@ class GameAnalysisView(APIView):
             analysis = GameAnalysis(game=game, status=NOT_ANALYSED, version=0, seed_key="", budget={})
         return Response(AnalysisSerializer(analysis).data)
 
-    @extend_schema(request=None, responses={202: AnalysisSerializer, 200: AnalysisSerializer,
-                                            409: OpenApiResponse(description="game_not_over / round_not_over")})
+    @extend_schema(
+        request=None,
+        responses={
+            202: AnalysisSerializer,
+            200: AnalysisSerializer,
+            409: OpenApiResponse(description="game_not_over / round_not_over"),
+        },
+    )
     def post(self, request, game_id: int):
         """Start the analysis (202 with its progress), or continue one that stopped; 200 if it was done."""
         game = _game(game_id)
@@ -129,5 +168,6 @@ class GameAnalysisView(APIView):
         was_done = GameAnalysis.objects.filter(game=game, status=GameAnalysis.Status.DONE).exists()
         analysis = analysis_request(game=game, user=request.user)
         analysis.refresh_from_db()
-        return Response(AnalysisSerializer(analysis).data,
-                        status=status.HTTP_200_OK if was_done else status.HTTP_202_ACCEPTED)
+        return Response(
+            AnalysisSerializer(analysis).data, status=status.HTTP_200_OK if was_done else status.HTTP_202_ACCEPTED
+        )

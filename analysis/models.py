@@ -27,12 +27,14 @@ class GameAnalysis(models.Model):
     version = models.PositiveSmallIntegerField(help_text="engine.analysis.ANALYSIS_VERSION it was computed with")
     seed_key = models.CharField(max_length=64, help_text="the game key each decision's seed is hashed from")
     budget = models.JSONField(help_text="engine.analysis.Budget.to_dict(): samples per decision")
-    decisions_total = models.PositiveIntegerField(default=0, help_text="decisions of the game (passes, plays, "
-                                                                       "moon choices)")
+    decisions_total = models.PositiveIntegerField(
+        default=0, help_text="decisions of the game (passes, plays, moon choices)"
+    )
     decisions_done = models.PositiveIntegerField(default=0)
     error = models.CharField(max_length=200, blank=True)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                     related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True, help_text="when its chunks were last sent to the workers")
@@ -76,8 +78,9 @@ class AnalysedDecision(models.Model):
     trick_number = models.PositiveSmallIntegerField()
     total_before = models.IntegerField(help_text="the seat's game total before this hand")
     taken = models.JSONField(help_text="a card, three cards (a pass) or a moon choice")
-    taken_expected = models.FloatField(null=True, help_text="expected points this hand of the option taken "
-                                                            "(null for a forced play)")
+    taken_expected = models.FloatField(
+        null=True, help_text="expected points this hand of the option taken (null for a forced play)"
+    )
     best = models.JSONField()
     best_expected = models.FloatField(null=True)
     loss = models.FloatField(help_text="taken_expected - best_expected, at least 0")

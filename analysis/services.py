@@ -56,14 +56,24 @@ def analysis_check_visible(game: Game, user) -> visibility.Sight:
     """
     sight = visibility.sight(game, user)
     if not sight.may_watch:
-        raise DomainError("hidden_until_round_over", "This table plays deals other tables of its round are "
-                          "still playing: it can be watched once the round is over.", status=403)
+        raise DomainError(
+            "hidden_until_round_over",
+            "This table plays deals other tables of its round are "
+            "still playing: it can be watched once the round is over.",
+            status=403,
+        )
     if not sight.everything:
         if game.is_over:
-            raise DomainError("round_not_over", "This game's deals are still being played at other tables: "
-                              "it can be analysed once the round is over.", status=409)
-        raise DomainError("game_not_over", "Only finished games can be analysed: analysing a live game "
-                          "would show its players what they may not know.", status=409)
+            raise DomainError(
+                "round_not_over",
+                "This game's deals are still being played at other tables: it can be analysed once the round is over.",
+                status=409,
+            )
+        raise DomainError(
+            "game_not_over",
+            "Only finished games can be analysed: analysing a live game would show its players what they may not know.",
+            status=409,
+        )
     return sight
 
 
@@ -131,9 +141,14 @@ def analysis_request(*, game: Game, user=None, rebuild: bool = False, runner=Non
     if not analysable(game):
         raise DomainError("game_not_over", "Only finished games can be analysed.", status=409)
     GameAnalysis.objects.get_or_create(  # two first requests at once: one creates, the other reads it
-        game=game, defaults={"version": engine_analysis.ANALYSIS_VERSION, "seed_key": seed_key_of(game),
-                             "budget": analysis_budget().to_dict(),
-                             "requested_by": user if user is not None and user.is_authenticated else None})
+        game=game,
+        defaults={
+            "version": engine_analysis.ANALYSIS_VERSION,
+            "seed_key": seed_key_of(game),
+            "budget": analysis_budget().to_dict(),
+            "requested_by": user if user is not None and user.is_authenticated else None,
+        },
+    )
     with transaction.atomic():
         analysis = GameAnalysis.objects.select_for_update().get(game=game)
         stale = analysis.version != engine_analysis.ANALYSIS_VERSION
@@ -148,8 +163,11 @@ def analysis_request(*, game: Game, user=None, rebuild: bool = False, runner=Non
             analysis.finished_at = None
         elif analysis.status == GameAnalysis.Status.DONE:
             return analysis
-        elif analysis.sent_at is not None and analysis.status != GameAnalysis.Status.FAILED and \
-                max(analysis.sent_at, analysis.updated_at) > timezone.now() - timedelta(seconds=STALL_SECONDS):
+        elif (
+            analysis.sent_at is not None
+            and analysis.status != GameAnalysis.Status.FAILED
+            and max(analysis.sent_at, analysis.updated_at) > timezone.now() - timedelta(seconds=STALL_SECONDS)
+        ):
             return analysis  # in progress: its chunks are with the workers
         if analysis.status == GameAnalysis.Status.FAILED:
             analysis.status = GameAnalysis.Status.PENDING
@@ -160,7 +178,7 @@ def analysis_request(*, game: Game, user=None, rebuild: bool = False, runner=Non
         analysis.save()
         stored = set(analysis.decisions.values_list("position", flat=True))
         missing = [p for p in positions if p not in stored]
-        chunks = [missing[i:i + CHUNK] for i in range(0, len(missing), CHUNK)]
+        chunks = [missing[i : i + CHUNK] for i in range(0, len(missing), CHUNK)]
     analysis_id = analysis.pk
     if not chunks:
         analysis_finish(analysis_id=analysis_id)
@@ -194,7 +212,8 @@ def analysis_review_chunk(*, analysis_id: int, positions: list[int]) -> int:
         return 0
     if analysis.status == GameAnalysis.Status.PENDING:
         GameAnalysis.objects.filter(pk=analysis_id, status=GameAnalysis.Status.PENDING).update(
-            status=GameAnalysis.Status.RUNNING, started_at=timezone.now())
+            status=GameAnalysis.Status.RUNNING, started_at=timezone.now()
+        )
     game = analysis.game
     glog = game_log(game)
     budget = engine_analysis.Budget.from_dict(analysis.budget)
@@ -207,8 +226,9 @@ def analysis_review_chunk(*, analysis_id: int, positions: list[int]) -> int:
             reviewed += 1
     except (ReplayError, ValueError) as e:  # a log the engine refuses: nothing to retry
         log.exception("analysis %s of game %s failed", analysis_id, game.pk)
-        GameAnalysis.objects.filter(pk=analysis_id).update(status=GameAnalysis.Status.FAILED,
-                                                           error=str(e)[:200], finished_at=timezone.now())
+        GameAnalysis.objects.filter(pk=analysis_id).update(
+            status=GameAnalysis.Status.FAILED, error=str(e)[:200], finished_at=timezone.now()
+        )
         return reviewed
     analysis_finish(analysis_id=analysis_id)
     return reviewed
@@ -216,11 +236,26 @@ def analysis_review_chunk(*, analysis_id: int, positions: list[int]) -> int:
 
 def _store(analysis: GameAnalysis, glog: GameLog, d, r: dict) -> None:
     row = AnalysedDecision(
-        analysis=analysis, position=d.position, seq=glog.seqs[d.position], seat=d.seat, kind=r["kind"],
-        hand_number=r["hand_number"], trick_number=r["trick_number"],
-        total_before=d.view["totals"][d.seat], taken=r["taken"], taken_expected=r["taken_expected"],
-        best=r["best"], best_expected=r["best_expected"], loss=r["loss"], loss_se=r["loss_se"],
-        grade=r["class"], forced=r["forced"], options=r["options"], samples=r["samples"], seed=r["seed"])
+        analysis=analysis,
+        position=d.position,
+        seq=glog.seqs[d.position],
+        seat=d.seat,
+        kind=r["kind"],
+        hand_number=r["hand_number"],
+        trick_number=r["trick_number"],
+        total_before=d.view["totals"][d.seat],
+        taken=r["taken"],
+        taken_expected=r["taken_expected"],
+        best=r["best"],
+        best_expected=r["best_expected"],
+        loss=r["loss"],
+        loss_se=r["loss_se"],
+        grade=r["class"],
+        forced=r["forced"],
+        options=r["options"],
+        samples=r["samples"],
+        seed=r["seed"],
+    )
     with transaction.atomic():
         AnalysedDecision.objects.bulk_create([row], ignore_conflicts=True)  # a parallel rerun stored it: same row
         done = analysis.decisions.count()
@@ -237,14 +272,26 @@ def analysis_finish(*, analysis_id: int) -> bool:
         done = analysis.decisions.count()
         if done < analysis.decisions_total:
             return False
-        results = [{"seat": seat, "loss": loss, "forced": forced, "class": grade}
-                   for seat, loss, forced, grade in analysis.decisions.values_list("seat", "loss", "forced", "grade")]
+        results = [
+            {"seat": seat, "loss": loss, "forced": forced, "class": grade}
+            for seat, loss, forced, grade in analysis.decisions.values_list("seat", "loss", "forced", "grade")
+        ]
         analysis.summaries.all().delete()
-        SeatSummary.objects.bulk_create([
-            SeatSummary(analysis=analysis, seat=row["seat"], decisions=row["decisions"], choices=row["choices"],
-                        total_loss=row["total_loss"], mean_loss=row["mean_loss"],
-                        mean_loss_per_choice=row["mean_loss_per_choice"], **row["counts"])
-            for row in engine_analysis.summarise(results, analysis.game.players_count)])
+        SeatSummary.objects.bulk_create(
+            [
+                SeatSummary(
+                    analysis=analysis,
+                    seat=row["seat"],
+                    decisions=row["decisions"],
+                    choices=row["choices"],
+                    total_loss=row["total_loss"],
+                    mean_loss=row["mean_loss"],
+                    mean_loss_per_choice=row["mean_loss_per_choice"],
+                    **row["counts"],
+                )
+                for row in engine_analysis.summarise(results, analysis.game.players_count)
+            ]
+        )
         analysis.status = GameAnalysis.Status.DONE
         analysis.decisions_done = done
         analysis.finished_at = timezone.now()

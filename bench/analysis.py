@@ -59,13 +59,19 @@ def store_game(hands: int, seed: str):
     tag = f"{int(time.time() * 1000)}"
     people = [player_register(username=f"bench-an-{tag}-{i}", password="bench-password-123") for i in range(4)]
     with transaction.atomic():
-        game = Game.objects.create(rules=Rules(players=4, end_score=10_000).to_dict(), status=Game.Status.ACTIVE,
-                                   deal_salt=eventstore.new_deal_salt(), started_at=timezone.now())
+        game = Game.objects.create(
+            rules=Rules(players=4, end_score=10_000).to_dict(),
+            status=Game.Status.ACTIVE,
+            deal_salt=eventstore.new_deal_salt(),
+            started_at=timezone.now(),
+        )
         GameSeat.objects.bulk_create([GameSeat(game=game, seat=s, player=people[s]) for s in range(4)])
-        seated = PlayersSeated(seats=[{"seat": s, "player_id": people[s].pk, "name": "x", "cpu": False}
-                                      for s in range(4)]).to_dict()
-        eventstore.append_events(game, [log[0], seated, *log[1:], DealSaltRevealed(salt=game.deal_salt).to_dict()],
-                                 cause="player")
+        seated = PlayersSeated(
+            seats=[{"seat": s, "player_id": people[s].pk, "name": "x", "cpu": False} for s in range(4)]
+        ).to_dict()
+        eventstore.append_events(
+            game, [log[0], seated, *log[1:], DealSaltRevealed(salt=game.deal_salt).to_dict()], cause="player"
+        )
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()  # stopped after ``hands`` hands
         game.save()
     return game
@@ -92,15 +98,31 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
     game = store_game(args.hands, args.seed)
-    print(f"game {game.pk}: {args.hands} hands, {game.seq} events; budget {services.analysis_budget().to_dict()}; "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"game {game.pk}: {args.hands} hands, {game.seq} events; budget {services.analysis_budget().to_dict()}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     celery = None
     if args.celery:
         if not settings.REDIS_URL:
             raise SystemExit("--celery needs REDIS_URL")
-        celery = subprocess.Popen([sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "-c",
-                                   str(args.workers), "-Q", settings.CELERY_ANALYSIS_QUEUE, "--loglevel",
-                                   "WARNING"], cwd=ROOT)
+        celery = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "hearts_league",
+                "worker",
+                "-c",
+                str(args.workers),
+                "-Q",
+                settings.CELERY_ANALYSIS_QUEUE,
+                "--loglevel",
+                "WARNING",
+            ],
+            cwd=ROOT,
+        )
         time.sleep(6)  # the worker's start-up (its processes fork after it)
         started = time.perf_counter()
         services.analysis_request(game=game)
@@ -116,8 +138,7 @@ def main() -> int:
         services.analysis_request(game=game, runner=Workers())
         analysis_id = GameAnalysis.objects.get(game=game).pk
         connections.close_all()  # the children open their own
-        pool = [mp.get_context("fork").Process(target=_worker, args=(queue, analysis_id))
-                for _ in range(args.workers)]
+        pool = [mp.get_context("fork").Process(target=_worker, args=(queue, analysis_id)) for _ in range(args.workers)]
         for p in pool:
             p.start()
         for _ in pool:
@@ -137,11 +158,15 @@ def main() -> int:
             for p in pool:
                 p.join()
     n = analysis.decisions_total
-    print(f"analysis {analysis.status}: {n} decisions in {wall:.1f} s wall = {n / wall:.1f} decisions/s "
-          f"({args.workers} {'Celery ' if args.celery else ''}worker processes); target 60 s")
+    print(
+        f"analysis {analysis.status}: {n} decisions in {wall:.1f} s wall = {n / wall:.1f} decisions/s "
+        f"({args.workers} {'Celery ' if args.celery else ''}worker processes); target 60 s"
+    )
     for row in analysis.summaries.all():
-        print(f"  seat {row.seat}: mean loss {row.mean_loss:.3f} per decision; blunders {row.blunder}, "
-              f"mistakes {row.mistake}, inaccuracies {row.inaccuracy}")
+        print(
+            f"  seat {row.seat}: mean loss {row.mean_loss:.3f} per decision; blunders {row.blunder}, "
+            f"mistakes {row.mistake}, inaccuracies {row.inaccuracy}"
+        )
     return 0 if analysis.status == GameAnalysis.Status.DONE else 1
 
 

@@ -27,8 +27,12 @@ from django.conf import settings
 if not settings.configured:
     settings.configure(
         INSTALLED_APPS=["channels"],
-        CHANNEL_LAYERS={"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                                    "CONFIG": {"hosts": [os.environ["REDIS_URL"]]}}},
+        CHANNEL_LAYERS={
+            "default": {
+                "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+            }
+        },
     )
     django.setup()
 
@@ -77,9 +81,14 @@ class Table:
         return hand
 
     def view(self) -> dict:
-        return {"phase": "over" if self.over else "playing", "hand_number": self.hand_number,
-                "to_act": [] if self.over else [self.turn], "legal_plays": [] if self.over else self.legal(self.turn),
-                "trick": [{"seat": seat, "card": card} for seat, card in self.trick], "scores": self.points}
+        return {
+            "phase": "over" if self.over else "playing",
+            "hand_number": self.hand_number,
+            "to_act": [] if self.over else [self.turn],
+            "legal_plays": [] if self.over else self.legal(self.turn),
+            "trick": [{"seat": seat, "card": card} for seat, card in self.trick],
+            "scores": self.points,
+        }
 
     def play(self, seat: int, card: str) -> list[dict]:
         self.hands[seat].remove(card)
@@ -143,8 +152,9 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
         events = table.play(self.seat, card)
         await self.send(json.dumps({"type": "ack", "seq": table.seq}))
         frames = [json.dumps({"type": "event", "seq": event["seq"], "event": event}) for event in events]
-        await self.channel_layer.group_send(self.group, {"type": "table.update",
-                                                         "frames": [*frames, _state_frame(table)]})
+        await self.channel_layer.group_send(
+            self.group, {"type": "table.update", "frames": [*frames, _state_frame(table)]}
+        )
 
     async def table_update(self, message):
         for frame in message["frames"]:
@@ -152,8 +162,9 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
 
 
 def _state_frame(table: Table) -> str:
-    return json.dumps({"type": "state", "seq": table.seq, "status": "active", "turn_deadline": None,
-                       "state": table.view()})
+    return json.dumps(
+        {"type": "state", "seq": table.seq, "status": "active", "turn_deadline": None, "state": table.view()}
+    )
 
 
 application = URLRouter([path("ws/games/<int:table>/", BareSeatConsumer.as_asgi())])

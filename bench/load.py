@@ -55,16 +55,39 @@ def start_processes(daphnes: int, env: dict, *, bare: bool = False) -> tuple[lis
     for index in range(daphnes):
         port = free_port()
         log = open(f"/tmp/hearts-load-daphne-{index}.log", "w")  # noqa: SIM115 (kept open for the child)
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), BARE_APP if bare else PROJECT_APP],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), BARE_APP if bare else PROJECT_APP],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
         ports.append(port)
     if not bare:
         log = open("/tmp/hearts-load-worker.log", "w")  # noqa: SIM115
-        processes.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2",
-             "-Q", env.get("CELERY_QUEUE", "hearts"), "--loglevel=WARNING"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+        processes.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "hearts_league",
+                    "worker",
+                    "--pool=threads",
+                    "--concurrency=2",
+                    "-Q",
+                    env.get("CELERY_QUEUE", "hearts"),
+                    "--loglevel=WARNING",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
     for port in ports:
         deadline = time.monotonic() + 60
         while not _answers(port, bare):
@@ -163,8 +186,7 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
             # Passes are simultaneous: guarding one with expected_seq would only refuse it
             # whenever another seat passed first. A command_id makes a retry safe instead,
             # as the web table does.
-            command = {"type": "pass", "cards": view["hand"][:3],
-                       "command_id": f"pass-{view['hand_number']}-{seat}"}
+            command = {"type": "pass", "cards": view["hand"][:3], "command_id": f"pass-{view['hand_number']}-{seat}"}
         elif view["phase"] == "playing":
             card = view["legal_plays"][0]
             command = {"type": "play", "card": card}
@@ -220,6 +242,7 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                 await act(ws)
 
     async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
+
         async def ping_when_quiet():
             # As the web table does: a quiet connection pings, and the answer brings anything a
             # lost notification held back. One timer per client, not one per frame received.
@@ -242,8 +265,7 @@ async def run_clients(urls: list[tuple[int, int, str]], timeout: float, think: f
     recorder = Recorder()
     tables = {table for table, _, _ in urls}
     done = {table: asyncio.Event() for table in tables}
-    tasks = [asyncio.create_task(client(url, table, seat, recorder, done[table], think))
-             for table, seat, url in urls]
+    tasks = [asyncio.create_task(client(url, table, seat, recorder, done[table], think)) for table, seat, url in urls]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), timeout)
     except TimeoutError:
@@ -288,17 +310,27 @@ def measure_project(args, env: dict) -> Figures:
     try:
         tag = int(time.time())
         people = [player_register(username=f"load-{tag}-{seat}", password="load-password-123") for seat in range(4)]
-        games = [game_create(creator=people[0], hand_limit=args.hands,
-                             seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
-                 for _ in range(args.tables)]
+        games = [
+            game_create(
+                creator=people[0],
+                hand_limit=args.hands,
+                seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+            )
+            for _ in range(args.tables)
+        ]
         urls = []
         for table, game in enumerate(games):
             for seat, player in enumerate(people):
                 ticket = ws_ticket_issue(user_id=player.user_id, game_id=game.pk)
                 port = ports[(table if args.route == "game" else table * 4 + seat) % len(ports)]
                 urls.append((table, seat, f"ws://127.0.0.1:{port}/ws/games/{game.pk}/?ticket={ticket}&after=0"))
-        groups = {"daphne": [p.pid for p in processes[:-1]], "celery worker": [processes[-1].pid],
-                  "postgres": pids_named("postgres"), "redis": pids_named("redis-server"), "clients": [os.getpid()]}
+        groups = {
+            "daphne": [p.pid for p in processes[:-1]],
+            "celery worker": [processes[-1].pid],
+            "postgres": pids_named("postgres"),
+            "redis": pids_named("redis-server"),
+            "clients": [os.getpid()],
+        }
         return play_and_measure("project", urls, groups, args)
     finally:
         stop(processes)
@@ -311,11 +343,16 @@ def measure_bare(args, env: dict) -> Figures:
     processes, ports = start_processes(args.daphnes, {**env, "DJANGO_SETTINGS_MODULE": ""}, bare=True)
     try:
         tag = int(time.time()) % 100_000 * 1000
-        urls = [(table, seat, f"ws://127.0.0.1:{ports[table % len(ports)]}/ws/games/{tag + table}/"
-                              f"?seat={seat}&hands={args.hands}")
-                for table in range(args.tables) for seat in range(4)]
-        groups = {"daphne": [p.pid for p in processes], "redis": pids_named("redis-server"),
-                  "clients": [os.getpid()]}
+        urls = [
+            (
+                table,
+                seat,
+                f"ws://127.0.0.1:{ports[table % len(ports)]}/ws/games/{tag + table}/?seat={seat}&hands={args.hands}",
+            )
+            for table in range(args.tables)
+            for seat in range(4)
+        ]
+        groups = {"daphne": [p.pid for p in processes], "redis": pids_named("redis-server"), "clients": [os.getpid()]}
         return play_and_measure("bare", urls, groups, args)
     finally:
         stop(processes)
@@ -324,8 +361,10 @@ def measure_bare(args, env: dict) -> Figures:
 def group_cpu(groups: dict[str, list[int]]) -> dict[str, float]:
     """CPU seconds per group so far; PostgreSQL's backends are listed again at each reading
     (connections open and close during a run) and its reaped backends counted."""
-    return {name: cpu_seconds(pids_named("postgres") if name == "postgres" else pids, reaped=name == "postgres")
-            for name, pids in groups.items()}
+    return {
+        name: cpu_seconds(pids_named("postgres") if name == "postgres" else pids, reaped=name == "postgres")
+        for name, pids in groups.items()
+    }
 
 
 def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Figures:
@@ -339,22 +378,35 @@ def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Fi
     used = {name: seconds - before[name] for name, seconds in group_cpu(groups).items()}
     latencies = sorted(
         (max(times) - recorder.sent[key]) * 1000
-        for key, times in recorder.seen.items() if key in recorder.sent and len(times) == 3
+        for key, times in recorder.seen.items()
+        if key in recorder.sent and len(times) == 3
     )
     elapsed = (recorder.last - recorder.first) if recorder.first else float("nan")
-    return Figures(label, recorder.plays, recorder.plays / elapsed, latencies, len(recorder.sent), used,
-                   recorder.errors, recorder.healed, recorder.unfinished)
+    return Figures(
+        label,
+        recorder.plays,
+        recorder.plays / elapsed,
+        latencies,
+        len(recorder.sent),
+        used,
+        recorder.errors,
+        recorder.healed,
+        recorder.unfinished,
+    )
 
 
 def report(figures: Figures, args) -> None:
     print(f"--- {figures.label}: {figures.plays} plays = {figures.rate:,.0f} plays/s")
     if figures.latencies:
-        print(f"play sent -> every other seat received it: p50 {statistics.median(figures.latencies):.0f} ms, "
-              f"p99 {figures.percentile(0.99):.0f} ms, max {figures.latencies[-1]:.0f} ms (n={len(figures.latencies)})")
+        print(
+            f"play sent -> every other seat received it: p50 {statistics.median(figures.latencies):.0f} ms, "
+            f"p99 {figures.percentile(0.99):.0f} ms, max {figures.latencies[-1]:.0f} ms (n={len(figures.latencies)})"
+        )
         if len(figures.latencies) < figures.sent:
             print(f"{figures.sent - len(figures.latencies)} play(s) sent were not received by all three other seats")
-    print(f"errors: {figures.errors or 'none'}; lost notifications made good by a quiet client's ping: "
-          f"{figures.healed}")
+    print(
+        f"errors: {figures.errors or 'none'}; lost notifications made good by a quiet client's ping: {figures.healed}"
+    )
     if figures.plays:
         print("CPU per play (ms): " + ", ".join(f"{name} {figures.cpu_per_play(name):.2f}" for name in figures.cpu))
     if figures.unfinished:
@@ -368,17 +420,24 @@ def judge(project: Figures, bare: Figures | None, args) -> None:
     verdict = {True: "met", False: "NOT met"}
     if bare is not None and bare.plays:
         ratio = project.cpu_per_play("daphne") / bare.cpu_per_play("daphne")
-        print(f"target: Daphne CPU per play at most {TARGET_CPU_RATIO:.0f}x the bare app's: {ratio:.2f}x, "
-              f"{verdict[ratio <= TARGET_CPU_RATIO]}")
+        print(
+            f"target: Daphne CPU per play at most {TARGET_CPU_RATIO:.0f}x the bare app's: {ratio:.2f}x, "
+            f"{verdict[ratio <= TARGET_CPU_RATIO]}"
+        )
     if args.think_ms == 0:
-        print(f"target: saturated at least {TARGET_SATURATED_PLAYS_PER_SECOND} plays/s: {project.rate:,.0f}, "
-              f"{verdict[project.rate >= TARGET_SATURATED_PLAYS_PER_SECOND and not project.unfinished]}")
+        print(
+            f"target: saturated at least {TARGET_SATURATED_PLAYS_PER_SECOND} plays/s: {project.rate:,.0f}, "
+            f"{verdict[project.rate >= TARGET_SATURATED_PLAYS_PER_SECOND and not project.unfinished]}"
+        )
     elif args.think_ms == TARGET_THINK_MS:
         p99 = project.percentile(0.99)
-        met = (project.rate >= TARGET_THINKING_PLAYS_PER_SECOND and p99 < TARGET_THINKING_P99_MS
-               and not project.unfinished)
-        print(f"target: at {TARGET_THINK_MS} ms thinking at least {TARGET_THINKING_PLAYS_PER_SECOND} plays/s with "
-              f"p99 under {TARGET_THINKING_P99_MS} ms: {project.rate:,.0f} plays/s, p99 {p99:.0f} ms, {verdict[met]}")
+        met = (
+            project.rate >= TARGET_THINKING_PLAYS_PER_SECOND and p99 < TARGET_THINKING_P99_MS and not project.unfinished
+        )
+        print(
+            f"target: at {TARGET_THINK_MS} ms thinking at least {TARGET_THINKING_PLAYS_PER_SECOND} plays/s with "
+            f"p99 under {TARGET_THINKING_P99_MS} ms: {project.rate:,.0f} plays/s, p99 {p99:.0f} ms, {verdict[met]}"
+        )
 
 
 def main() -> int:
@@ -387,17 +446,28 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--hands", type=int, default=2, help="hands per table (the table stops after them)")
     parser.add_argument("--daphnes", type=int, default=2, help="Daphne processes (clients spread over them)")
-    parser.add_argument("--route", choices=["game", "seat"], default="game",
-                        help="game: all of a table's connections reach one Daphne, as a load balancer "
-                             "that hashes /ws/games/<id>/ sends them (README); seat: a table's seats are "
-                             "spread over the Daphnes, so every change crosses processes through Redis")
+    parser.add_argument(
+        "--route",
+        choices=["game", "seat"],
+        default="game",
+        help="game: all of a table's connections reach one Daphne, as a load balancer "
+        "that hashes /ws/games/<id>/ sends them (README); seat: a table's seats are "
+        "spread over the Daphnes, so every change crosses processes through Redis",
+    )
     parser.add_argument("--timeout", type=float, default=600)
-    parser.add_argument("--think-ms", type=float, default=0,
-                        help="each player waits this long on average (0.5-1.5 times it, drawn per move) "
-                             "before acting (0: as fast as the server allows)")
-    parser.add_argument("--bare", action="store_true",
-                        help="then run the same clients against bench/bare.py (no database, the same frame "
-                             "shapes) and print the project's figures beside the framework's")
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0,
+        help="each player waits this long on average (0.5-1.5 times it, drawn per move) "
+        "before acting (0: as fast as the server allows)",
+    )
+    parser.add_argument(
+        "--bare",
+        action="store_true",
+        help="then run the same clients against bench/bare.py (no database, the same frame "
+        "shapes) and print the project's figures beside the framework's",
+    )
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL=postgres://... and REDIS_URL=redis://...: this measures the real back ends")
@@ -408,12 +478,19 @@ def main() -> int:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    env = {**os.environ, "HEARTS_CPU_DELAY": "0", "CELERY_QUEUE": f"hearts-load-{os.getpid()}", "DEBUG": "false",
-           "LOG_LEVEL": "WARNING"}
-    print(f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
-          f"process(es) routed by {args.route}, PostgreSQL + Redis (+ 1 Celery worker for the project), "
-          f"think time {args.think_ms:.0f} ms; machine load average {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} cores")
+    env = {
+        **os.environ,
+        "HEARTS_CPU_DELAY": "0",
+        "CELERY_QUEUE": f"hearts-load-{os.getpid()}",
+        "DEBUG": "false",
+        "LOG_LEVEL": "WARNING",
+    }
+    print(
+        f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
+        f"process(es) routed by {args.route}, PostgreSQL + Redis (+ 1 Celery worker for the project), "
+        f"think time {args.think_ms:.0f} ms; machine load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores"
+    )
     project = measure_project(args, env)
     report(project, args)
     bare = None
@@ -421,10 +498,12 @@ def main() -> int:
         bare = measure_bare(args, env)
         report(bare, args)
         if bare.plays and project.plays:
-            print(f"project / bare: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
-                  f"{bare.cpu_per_play('daphne'):.2f} ms = "
-                  f"{project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x; plays/s "
-                  f"{project.rate:,.0f} / {bare.rate:,.0f}")
+            print(
+                f"project / bare: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
+                f"{bare.cpu_per_play('daphne'):.2f} ms = "
+                f"{project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x; plays/s "
+                f"{project.rate:,.0f} / {bare.rate:,.0f}"
+            )
     judge(project, bare, args)
     return 1 if project.unfinished or (bare is not None and bare.unfinished) else 0
 

@@ -56,8 +56,16 @@ def main() -> int:
     out = io.StringIO()
     wall, cpu = time.perf_counter(), time.process_time()
     with connection.execute_wrapper(count):
-        call_command("simulate_tournament", players=args.players, rounds=args.rounds, bots=args.bots,
-                     hands=args.hands, seed=args.seed, no_progress=True, stdout=out)
+        call_command(
+            "simulate_tournament",
+            players=args.players,
+            rounds=args.rounds,
+            bots=args.bots,
+            hands=args.hands,
+            seed=args.seed,
+            no_progress=True,
+            stdout=out,
+        )
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 
     tournament = Tournament.objects.order_by("-pk").first()
@@ -65,9 +73,11 @@ def main() -> int:
     moves = sum(game.seq for game in games)  # events, a little more than moves (deals, commitments)
     failures = [report for report in map(audit_game, games.iterator()) if not report.ok]
     print(f"database: {connection.vendor}; {out.getvalue().splitlines()[0]}")
-    print(f"{args.players} {args.bots} CPUs, {args.rounds} rounds of {args.hands} hands: "
-          f"{wall:.1f} s wall, {cpu:.1f} s CPU in this process; {games.count()} games, {moves:,} events, "
-          f"{statements:,} SQL statements ({statements / max(moves, 1):.1f} per event)")
+    print(
+        f"{args.players} {args.bots} CPUs, {args.rounds} rounds of {args.hands} hands: "
+        f"{wall:.1f} s wall, {cpu:.1f} s CPU in this process; {games.count()} games, {moves:,} events, "
+        f"{statements:,} SQL statements ({statements / max(moves, 1):.1f} per event)"
+    )
     print(f"audit: {games.count()} games, failures: {len(failures)}")
     for report in failures:
         print(f"  game {report.game_id}: event {report.first_bad_seq}: {report.reason}")

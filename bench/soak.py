@@ -74,11 +74,32 @@ def main() -> int:
         env = {**os.environ, "LOG_LEVEL": "WARNING", "HEARTS_SWEEP_GRACE": "5"}
         for index in range(args.workers):
             log = open(f"/tmp/hearts-soak-worker-{index}.log", "w")  # noqa: SIM115
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads",
-                 "--concurrency=2", "-Q", os.environ.get("CELERY_QUEUE", "hearts"), "--loglevel=WARNING",
-                 "-n", f"soak{index}@%h", "--without-heartbeat", "--without-mingle", "--without-gossip"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT))
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "hearts_league",
+                        "worker",
+                        "--pool=threads",
+                        "--concurrency=2",
+                        "-Q",
+                        os.environ.get("CELERY_QUEUE", "hearts"),
+                        "--loglevel=WARNING",
+                        "-n",
+                        f"soak{index}@%h",
+                        "--without-heartbeat",
+                        "--without-mingle",
+                        "--without-gossip",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
         time.sleep(3)
     else:
         local = _LocalScheduler()
@@ -112,8 +133,9 @@ def main() -> int:
                 time.sleep(0.5)
             else:
                 local.run(200)
-            finished = set(Game.objects.filter(pk__in=running, status=Game.Status.FINISHED)
-                           .values_list("pk", flat=True))
+            finished = set(
+                Game.objects.filter(pk__in=running, status=Game.Status.FINISHED).values_list("pk", flat=True)
+            )
             running -= finished
             dead = [w for w in workers if w.poll() is not None]
             if dead:
@@ -141,9 +163,13 @@ def main() -> int:
     stuck = sorted(running)
     result = {
         "mode": "celery workers + PostgreSQL + Redis" if real else "in-process",
-        "minutes": round(played / 60, 2), "tables_at_once": args.tables, "games_created": len(created),
-        "games_finished": statuses.get(Game.Status.FINISHED, 0), "games_unfinished": len(stuck),
-        "events": events, "audit_failures": len(failures),
+        "minutes": round(played / 60, 2),
+        "tables_at_once": args.tables,
+        "games_created": len(created),
+        "games_finished": statuses.get(Game.Status.FINISHED, 0),
+        "games_unfinished": len(stuck),
+        "events": events,
+        "audit_failures": len(failures),
         "events_per_second": round(events / played, 1) if played else 0.0,
     }
     print(json.dumps(result, indent=2))

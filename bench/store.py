@@ -62,8 +62,9 @@ def main():
     live.scheduler = NoScheduler()
     commands, started = 0, time.perf_counter()
     for _ in range(args.command_games):
-        game = game_create(creator=people[0], seats=[SeatSpec("me")] +
-                           [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0], seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]]
+        )
         while True:
             game = Game.objects.get(pk=game.pk)
             if game.status == Game.Status.FINISHED:
@@ -75,12 +76,15 @@ def main():
                 command = {"type": "moon_choice", "choice": "add_to_others"}
             else:
                 command = {"type": "play", "card": view["legal_plays"][0]}
-            game_execute_command(game_id=game.pk, player=people[seat], command=command,
-                                 expected_seq=game.seq, command_id=f"b{game.seq}")
+            game_execute_command(
+                game_id=game.pk, player=people[seat], command=command, expected_seq=game.seq, command_id=f"b{game.seq}"
+            )
             commands += 1
     elapsed = time.perf_counter() - started
-    print(f"service layer: {commands} commands in {elapsed:.1f} s = {commands / elapsed:,.0f} commands/s "
-          f"({args.command_games} whole games, one process)")
+    print(
+        f"service layer: {commands} commands in {elapsed:.1f} s = {commands / elapsed:,.0f} commands/s "
+        f"({args.command_games} whole games, one process)"
+    )
 
     # 2. audit finished games
     rng = random.Random(args.seed)
@@ -98,12 +102,17 @@ def main():
                 plays = state.legal_plays(seat)
                 state.play(seat, plays[rng.randrange(len(plays))])
         with transaction.atomic():
-            game = Game.objects.create(rules=state.rules.to_dict(), status=Game.Status.ACTIVE,
-                                       deal_salt=eventstore.new_deal_salt(), started_at=timezone.now())
+            game = Game.objects.create(
+                rules=state.rules.to_dict(),
+                status=Game.Status.ACTIVE,
+                deal_salt=eventstore.new_deal_salt(),
+                started_at=timezone.now(),
+            )
             GameSeat.objects.bulk_create([GameSeat(game=game, seat=s, player=people[s]) for s in range(4)])
             log = [e.to_dict() for e in state.events]
-            seated = PlayersSeated(seats=[{"seat": s, "player_id": people[s].pk, "name": "x", "cpu": False}
-                                          for s in range(4)]).to_dict()
+            seated = PlayersSeated(
+                seats=[{"seat": s, "player_id": people[s].pk, "name": "x", "cpu": False} for s in range(4)]
+            ).to_dict()
             log = [log[0], seated, *log[1:], DealSaltRevealed(salt=game.deal_salt).to_dict()]
             eventstore.append_events(game, log, cause="player")
             game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
@@ -117,8 +126,10 @@ def main():
     for game in Game.objects.filter(pk__in=games).iterator():
         failures += not eventstore.audit_game(game).ok
     elapsed = time.perf_counter() - started
-    print(f"audit: {len(games)} games, {events:,} events in {elapsed:.1f} s = {len(games) / elapsed:,.1f} games/s, "
-          f"{events / elapsed:,.0f} events/s; failures: {failures}")
+    print(
+        f"audit: {len(games)} games, {events:,} events in {elapsed:.1f} s = {len(games) / elapsed:,.1f} games/s, "
+        f"{events / elapsed:,.0f} events/s; failures: {failures}"
+    )
     return 1 if failures else 0
 
 

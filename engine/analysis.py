@@ -93,9 +93,23 @@ DECISION_EVENTS = {"CardsPassed": "pass", "CardPlayed": "play", "MoonChosen": "m
 
 # the keys of a review (``review``); ``analyse`` adds "position"
 RESULT_KEYS = (
-    "version", "seat", "kind", "hand_number", "trick_number", "taken", "taken_expected",
-    "best", "best_expected", "loss", "loss_se", "class", "forced", "options", "samples",
-    "seed", "budget",
+    "version",
+    "seat",
+    "kind",
+    "hand_number",
+    "trick_number",
+    "taken",
+    "taken_expected",
+    "best",
+    "best_expected",
+    "loss",
+    "loss_se",
+    "class",
+    "forced",
+    "options",
+    "samples",
+    "seed",
+    "budget",
 )
 
 MOON_GAME = 100.0  # a game won or lost, in points (as the montecarlo bot counts it)
@@ -166,9 +180,14 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         """The decision without the view (which holds the seat's hand)."""
-        return {"position": self.position, "seat": self.seat, "kind": self.kind,
-                "taken": self.taken, "hand_number": self.view["hand_number"],
-                "trick_number": self.view["trick_number"]}
+        return {
+            "position": self.position,
+            "seat": self.seat,
+            "kind": self.kind,
+            "taken": self.taken,
+            "hand_number": self.view["hand_number"],
+            "trick_number": self.view["trick_number"],
+        }
 
 
 # ---------------------------------------------------------------------- the log
@@ -176,9 +195,11 @@ def _as_dict(e: Event | dict[str, Any]) -> dict[str, Any]:
     return e if isinstance(e, dict) else e.to_dict()
 
 
-def decisions(events: Iterable[Event | dict[str, Any]],
-              deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
-              positions: Iterable[int] | None = None) -> Iterator[Decision]:
+def decisions(
+    events: Iterable[Event | dict[str, Any]],
+    deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
+    positions: Iterable[int] | None = None,
+) -> Iterator[Decision]:
     """Every pass, play and moon choice of the log, in order (only those at
     ``positions`` if given), each with its seat's view just before it.
 
@@ -231,10 +252,15 @@ def decision_seed(game_key: int | str, position: int, seat: int) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
 
 
-def analyse(events: Iterable[Event | dict[str, Any]], game_key: int | str, *,
-            deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
-            budget: Budget = DEFAULT_BUDGET, positions: Iterable[int] | None = None,
-            skip: Iterable[int] = ()) -> Iterator[dict[str, Any]]:
+def analyse(
+    events: Iterable[Event | dict[str, Any]],
+    game_key: int | str,
+    *,
+    deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+    positions: Iterable[int] | None = None,
+    skip: Iterable[int] = (),
+) -> Iterator[dict[str, Any]]:
     """Review the decisions of a logged game, one result dict at a time.
 
     Idempotent and resumable: a result depends only on the log, ``game_key``, the
@@ -245,15 +271,16 @@ def analyse(events: Iterable[Event | dict[str, Any]], game_key: int | str, *,
     for d in decisions(events, deals, positions):
         if d.position in done:
             continue
-        r = review(d.view, d.taken, seed=decision_seed(game_key, d.position, d.seat),
-                   budget=budget)
+        r = review(d.view, d.taken, seed=decision_seed(game_key, d.position, d.seat), budget=budget)
         yield {"position": d.position, **r}
 
 
 def summarise(results: Iterable[dict[str, Any]], players: int) -> list[dict[str, Any]]:
     """Per seat: decisions, choices (not forced), total and mean loss, counts per class."""
-    out = [{"seat": s, "decisions": 0, "choices": 0, "total_loss": 0.0,
-            "counts": dict.fromkeys(CLASSES, 0)} for s in range(players)]
+    out = [
+        {"seat": s, "decisions": 0, "choices": 0, "total_loss": 0.0, "counts": dict.fromkeys(CLASSES, 0)}
+        for s in range(players)
+    ]
     for r in results:
         row = out[r["seat"]]
         row["decisions"] += 1
@@ -276,8 +303,9 @@ def classify(loss: float) -> str:
     return CLASSES[k]
 
 
-def review(view: dict[str, Any], taken: str | Sequence[str], *, seed: int,
-           budget: Budget = DEFAULT_BUDGET) -> dict[str, Any]:
+def review(
+    view: dict[str, Any], taken: str | Sequence[str], *, seed: int, budget: Budget = DEFAULT_BUDGET
+) -> dict[str, Any]:
     """Review the decision ``taken`` from ``view`` (that seat's view just before it).
 
     Reads the view only.  Returns a JSON-serialisable dict (keys ``RESULT_KEYS``):
@@ -335,8 +363,7 @@ def _mean_se(diffs: list[float]) -> float:
     return math.sqrt(sum((x - m) ** 2 for x in diffs) / (k - 1) / k)
 
 
-def _review_play(view: dict[str, Any], taken: Any, rng: random.Random,
-                 budget: Budget) -> dict[str, Any]:
+def _review_play(view: dict[str, Any], taken: Any, rng: random.Random, budget: Budget) -> dict[str, Any]:
     know = Knowledge.from_view(view)
     if not isinstance(taken, str) or not bits([taken]) & know.legal:
         raise ValueError(f"{taken!r} is not a legal play of this view")
@@ -344,9 +371,16 @@ def _review_play(view: dict[str, Any], taken: Any, rng: random.Random,
     groups = card_classes(know)
     t = next(j for j, g in enumerate(groups) if card in g)
     if len(groups) == 1:
-        return {"taken": taken, "taken_expected": None, "best": NAMES[groups[0][0]],
-                "best_expected": None, "loss_se": 0.0, "forced": True,
-                "options": [_play_option(groups[0], None, 0)], "samples": 0}
+        return {
+            "taken": taken,
+            "taken_expected": None,
+            "best": NAMES[groups[0][0]],
+            "best_expected": None,
+            "loss_se": 0.0,
+            "forced": True,
+            "options": [_play_option(groups[0], None, 0)],
+            "samples": 0,
+        }
     rules = know.rules
     me = know.seat
     eps = budget.eps
@@ -373,26 +407,42 @@ def _review_play(view: dict[str, Any], taken: Any, rng: random.Random,
             values[j].append(policy_playout(s2, rules, prng, eps)[me])
     means = [sum(v) / len(v) for v in values]
     return _compare(
-        means, values, t, budget.play_samples,
+        means,
+        values,
+        t,
+        budget.play_samples,
         [_play_option(groups[j], means[j], budget.play_samples) for j in range(k)],
-        taken, lambda j: taken if j == t else NAMES[reps[j]],
+        taken,
+        lambda j: taken if j == t else NAMES[reps[j]],
     )
 
 
 def _play_option(group: list[int], expected: float | None, samples: int) -> dict[str, Any]:
-    return {"option": NAMES[group[0]], "equivalent": [NAMES[c] for c in group[1:]],
-            "expected": None if expected is None else round(expected, 3), "samples": samples}
+    return {
+        "option": NAMES[group[0]],
+        "equivalent": [NAMES[c] for c in group[1:]],
+        "expected": None if expected is None else round(expected, 3),
+        "samples": samples,
+    }
 
 
-def _compare(means: list[float], values: list[list[int]], t: int, samples: int,
-             options: list[dict[str, Any]], taken: Any, name) -> dict[str, Any]:
+def _compare(
+    means: list[float], values: list[list[int]], t: int, samples: int, options: list[dict[str, Any]], taken: Any, name
+) -> dict[str, Any]:
     """Best option (ties go to the option taken, then to the first), paired SE."""
     best = min(range(len(means)), key=lambda j: (means[j], j != t, j))
     diffs = [a - b for a, b in zip(values[t], values[best], strict=True)]
     order = sorted(range(len(options)), key=lambda j: (options[j]["expected"], j))
-    return {"taken": taken, "taken_expected": means[t], "best": name(best),
-            "best_expected": means[best], "loss_se": _mean_se(diffs), "forced": False,
-            "options": [options[j] for j in order], "samples": samples}
+    return {
+        "taken": taken,
+        "taken_expected": means[t],
+        "best": name(best),
+        "best_expected": means[best],
+        "loss_se": _mean_se(diffs),
+        "forced": False,
+        "options": [options[j] for j in order],
+        "samples": samples,
+    }
 
 
 # ---------------------------------------------------------------------- passes
@@ -436,8 +486,7 @@ def _mask(cards: Iterable[int]) -> int:
     return m
 
 
-def _review_pass(view: dict[str, Any], taken: Any, rng: random.Random,
-                 budget: Budget) -> dict[str, Any]:
+def _review_pass(view: dict[str, Any], taken: Any, rng: random.Random, budget: Budget) -> dict[str, Any]:
     if isinstance(taken, str):
         raise ValueError("a pass is three cards")
     know = Knowledge.from_view(view)
@@ -480,18 +529,29 @@ def _review_pass(view: dict[str, Any], taken: Any, rng: random.Random,
     final_means = [sum(v) / len(v) for v in final]
     options = []
     for j, m in zip(finalists, final_means, strict=True):
-        options.append({"option": _names(cands[j]), "expected": round(m, 3),
-                        "samples": budget.pass_samples})
+        options.append({"option": _names(cands[j]), "expected": round(m, 3), "samples": budget.pass_samples})
     # the sets screened out: the best final estimate plus how much worse they did than
     # the best finalist on the screening deals (so none reads better than the best)
     shift = min(final_means) - min(screen_means[j] for j in finalists)
     for j in ranked:
         if j not in finalists:
-            options.append({"option": _names(cands[j]), "expected": round(screen_means[j] + shift, 3),
-                            "samples": budget.pass_screen})
-    res = _compare(final_means, final, 0, budget.pass_samples, options[: len(finalists)],
-                   _names(taken_mask), lambda j: _names(cands[finalists[j]]))
-    res["options"] += options[len(finalists):]
+            options.append(
+                {
+                    "option": _names(cands[j]),
+                    "expected": round(screen_means[j] + shift, 3),
+                    "samples": budget.pass_screen,
+                }
+            )
+    res = _compare(
+        final_means,
+        final,
+        0,
+        budget.pass_samples,
+        options[: len(finalists)],
+        _names(taken_mask),
+        lambda j: _names(cands[finalists[j]]),
+    )
+    res["options"] += options[len(finalists) :]
     return res
 
 
@@ -529,8 +589,7 @@ def _review_moon(view: dict[str, Any], taken: Any) -> dict[str, Any]:
     means = [values[c] for c in MOON_CHOICES]
     t = MOON_CHOICES.index(taken)
     opts = [{"option": c, "expected": round(values[c], 3), "samples": 0} for c in MOON_CHOICES]
-    res = _compare(means, [[int(m)] for m in means], t, 0, opts, taken,
-                   lambda j: MOON_CHOICES[j])
+    res = _compare(means, [[int(m)] for m in means], t, 0, opts, taken, lambda j: MOON_CHOICES[j])
     res["forced"] = means[0] == means[1]
     res["loss_se"] = 0.0
     return res

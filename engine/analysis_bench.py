@@ -113,32 +113,41 @@ def bench(a: argparse.Namespace, budget: Budget) -> dict[str, Any]:
     seats = a.seats.split(",")
     t0 = time.perf_counter()
     log = play_game(a.seed, seats, a.hands)
-    print(f"game: {a.hands} hands, seats {','.join(seats)}, seed {a.seed}, {len(log)} events "
-          f"(played in {time.perf_counter() - t0:.1f} s)")
-    print(f"budget: {json.dumps(budget.to_dict())}; {a.jobs} worker process(es); "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"game: {a.hands} hands, seats {','.join(seats)}, seed {a.seed}, {len(log)} events "
+        f"(played in {time.perf_counter() - t0:.1f} s)"
+    )
+    print(f"budget: {json.dumps(budget.to_dict())}; {a.jobs} worker process(es); load average {os.getloadavg()[0]:.2f}")
     results, spent, wall = run_analysis(log, f"bench:{a.seed}", budget, a.jobs)
     kinds = Counter("forced" if r["forced"] else r["kind"] for r in results)
     n = len(results)
     print(f"analysed {n} decisions in {wall:.1f} s wall: {n / wall:.1f} decisions/s")
     for k in ("pass", "play", "forced"):
         if kinds[k]:
-            print(f"  {k:<7} {kinds[k]:>4} decisions, {spent.get(k, 0):6.1f} s of worker time, "
-                  f"{spent.get(k, 0) / kinds[k] * 1000:7.1f} ms each")
+            print(
+                f"  {k:<7} {kinds[k]:>4} decisions, {spent.get(k, 0):6.1f} s of worker time, "
+                f"{spent.get(k, 0) / kinds[k] * 1000:7.1f} ms each"
+            )
     counts = Counter(r["class"] for r in results)
     print("classes: " + ", ".join(f"{c} {counts[c]}" for c in CLASSES))
     for row, kind in zip(summarise(results, len(seats)), seats, strict=True):
-        print(f"  seat {row['seat']} ({kind}): mean loss {row['mean_loss']:.3f} per decision, "
-              f"{row['mean_loss_per_choice']:.3f} per choice; {row['counts']}")
+        print(
+            f"  seat {row['seat']} ({kind}): mean loss {row['mean_loss']:.3f} per decision, "
+            f"{row['mean_loss_per_choice']:.3f} per choice; {row['counts']}"
+        )
     return {"wall_s": wall, "decisions": n, "per_s": n / wall, "spent": spent, "kinds": kinds}
 
 
 # ---------------------------------------------------------------------- calibration
 def _measure(args: tuple) -> list[dict]:
     log, key, budget, positions, seats, noise_every, kinds = args
-    ref_budget = Budget(play_samples=4 * budget.play_samples, pass_screen=2 * budget.pass_screen,
-                        pass_finalists=budget.pass_finalists + 2,
-                        pass_samples=4 * budget.pass_samples, eps=budget.eps)
+    ref_budget = Budget(
+        play_samples=4 * budget.play_samples,
+        pass_screen=2 * budget.pass_screen,
+        pass_finalists=budget.pass_finalists + 2,
+        pass_samples=4 * budget.pass_samples,
+        eps=budget.eps,
+    )
     out = []
     for k, d in enumerate(decisions(log, positions=positions)):
         if d.kind not in kinds:
@@ -177,15 +186,16 @@ def measure(a: argparse.Namespace, budget: Budget) -> None:
         log = play_game(f"measure:{a.seed}:{g}", seats, a.hands)
         ps = [d.position for d in decisions(log)]
         for i in range(0, len(ps), CHUNK):
-            work.append((log, f"measure:{g}", budget, ps[i : i + CHUNK], seats, a.noise_every,
-                         a.kinds.split(",")))
+            work.append((log, f"measure:{g}", budget, ps[i : i + CHUNK], seats, a.noise_every, a.kinds.split(",")))
     t0 = time.perf_counter()
     rows: list[dict] = []
     with mp.get_context("fork").Pool(a.jobs) as pool:
         for rs in pool.imap_unordered(_measure, work):
             rows += rs
-    print(f"budget {json.dumps(budget.to_dict())}; {a.games} games x {a.hands} hands; "
-          f"{len(rows)} decisions; {time.perf_counter() - t0:.0f} s")
+    print(
+        f"budget {json.dumps(budget.to_dict())}; {a.games} games x {a.hands} hands; "
+        f"{len(rows)} decisions; {time.perf_counter() - t0:.0f} s"
+    )
     print(f"thresholds (inaccuracy, mistake, blunder) = {THRESHOLDS}")
     print("loss of the decisions taken (forced plays left out):")
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -200,14 +210,12 @@ def measure(a: argparse.Namespace, budget: Budget) -> None:
         xs = [r["noise"] for r in rows if "noise" in r and r["kind"] == kind]
         ds = [r["seed_diff"] for r in rows if "seed_diff" in r and r["kind"] == kind]
         if xs:
-            print(f"  {kind:<5} n={len(xs):<5} {_pct(xs, (50, 90, 95, 99, 99.9))}  | {_over(xs)}  "
-                  f"max {max(xs):.2f}")
+            print(f"  {kind:<5} n={len(xs):<5} {_pct(xs, (50, 90, 95, 99, 99.9))}  | {_over(xs)}  max {max(xs):.2f}")
             print(f"        |loss(seed A) - loss(seed B)| of the option taken: {_pct(ds)}")
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m engine.analysis_bench",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m engine.analysis_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--hands", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", default="1")
@@ -215,10 +223,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--budget", nargs="*", default=[], metavar="KEY=VALUE")
     ap.add_argument("--measure", action="store_true", help="calibrate the thresholds instead")
     ap.add_argument("--games", type=int, default=2)
-    ap.add_argument("--measure-seats", nargs="*",
-                    default=["rule,random,rule,random", "montecarlo,rule,random,rule"])
-    ap.add_argument("--noise-every", type=int, default=2,
-                    help="measure the noise on every k-th play (and every pass; 6 reviews each)")
+    ap.add_argument("--measure-seats", nargs="*", default=["rule,random,rule,random", "montecarlo,rule,random,rule"])
+    ap.add_argument(
+        "--noise-every",
+        type=int,
+        default=2,
+        help="measure the noise on every k-th play (and every pass; 6 reviews each)",
+    )
     ap.add_argument("--kinds", default="pass,play,moon_choice", help="decision kinds to measure")
     a = ap.parse_args(argv)
     budget = parse_budget(a.budget)

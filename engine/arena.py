@@ -109,8 +109,9 @@ def play_hand(game: Game, bots: list[Any], kinds: list[str], tally: Tally) -> li
             return list(game.hand_scores[0].points)
 
 
-def run_deals(rules: Rules, seats: list[str], deal_ids: list[int], seed: Any,
-              params: dict[str, dict[str, Any]]) -> Tally:
+def run_deals(
+    rules: Rules, seats: list[str], deal_ids: list[int], seed: Any, params: dict[str, dict[str, Any]]
+) -> Tally:
     n = rules.players
     tally = Tally()
     for d in deal_ids:
@@ -162,9 +163,11 @@ def report(tally: Tally, seats: list[str], out=None) -> dict[str, Any]:
     kinds = list(dict.fromkeys(seats))
     summary: dict[str, Any] = {"hands": tally.hands, "deals": len(tally.deals), "bots": {}}
     print(f"{tally.hands} hands ({len(tally.deals)} deals x {len(seats)} rotations)", file=out)
-    print(f"{'bot':<12} {'seats':>5} {'pts/hand':>9} {'95% CI':>17} {'moons':>6} "
-          f"{'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}   (all decisions | plays with a choice)",
-          file=out)
+    print(
+        f"{'bot':<12} {'seats':>5} {'pts/hand':>9} {'95% CI':>17} {'moons':>6} "
+        f"{'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}   (all decisions | plays with a choice)",
+        file=out,
+    )
     for k in kinds:
         xs = [d[k][0] / d[k][1] for d in tally.deals if k in d]
         m, h = mean_ci(xs)
@@ -172,19 +175,31 @@ def report(tally: Tally, seats: list[str], out=None) -> dict[str, Any]:
         p50, p95, p99 = (percentile(ts, q) for q in (50, 95, 99))
         cs = [t * 1000 for t in tally.choice_times.get(k, [])]
         c50, c95, c99 = (percentile(cs, q) for q in (50, 95, 99))
-        summary["bots"][k] = {"mean": m, "ci95": h, "moons": tally.moons.get(k, 0),
-                              "p50_ms": p50, "p95_ms": p95, "p99_ms": p99,
-                              "choice_p50_ms": c50, "choice_p95_ms": c95, "choice_p99_ms": c99}
-        print(f"{k:<12} {seats.count(k):>5} {m:>9.3f} {f'[{m - h:.3f}, {m + h:.3f}]':>17} "
-              f"{tally.moons.get(k, 0):>6} {p50:>8.2f} {p95:>8.2f} {p99:>8.2f}   "
-              f"| {c50:.2f} {c95:.2f} {c99:.2f}", file=out)
+        summary["bots"][k] = {
+            "mean": m,
+            "ci95": h,
+            "moons": tally.moons.get(k, 0),
+            "p50_ms": p50,
+            "p95_ms": p95,
+            "p99_ms": p99,
+            "choice_p50_ms": c50,
+            "choice_p95_ms": c95,
+            "choice_p99_ms": c99,
+        }
+        print(
+            f"{k:<12} {seats.count(k):>5} {m:>9.3f} {f'[{m - h:.3f}, {m + h:.3f}]':>17} "
+            f"{tally.moons.get(k, 0):>6} {p50:>8.2f} {p95:>8.2f} {p99:>8.2f}   "
+            f"| {c50:.2f} {c95:.2f} {c99:.2f}",
+            file=out,
+        )
     for i, a in enumerate(kinds):
         for b in kinds[i + 1 :]:
             diffs = [d[a][0] / d[a][1] - d[b][0] / d[b][1] for d in tally.deals if a in d and b in d]
             m, h = mean_ci(diffs)
             summary.setdefault("pairs", {})[f"{a}-{b}"] = {"mean": m, "ci95": h}
-            print(f"{a} - {b}: {m:+.3f} points per hand, 95% CI [{m - h:+.3f}, {m + h:+.3f}] "
-                  f"(paired by deal)", file=out)
+            print(
+                f"{a} - {b}: {m:+.3f} points per hand, 95% CI [{m - h:+.3f}, {m + h:+.3f}] (paired by deal)", file=out
+            )
     return summary
 
 
@@ -210,10 +225,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--hands", type=int, default=400, help="hands to play (rounded up to whole deals)")
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--seed", default="0")
-    ap.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE",
-                    help="rule options, e.g. black_maria=true moon=subtract_from_self")
-    ap.add_argument("--bot", nargs="*", default=[], metavar="KIND.PARAM=VALUE",
-                    help="bot parameters, e.g. montecarlo.playouts=400")
+    ap.add_argument(
+        "--rules",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rule options, e.g. black_maria=true moon=subtract_from_self",
+    )
+    ap.add_argument(
+        "--bot", nargs="*", default=[], metavar="KIND.PARAM=VALUE", help="bot parameters, e.g. montecarlo.playouts=400"
+    )
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--json", action="store_true", help="also print the summary as JSON")
     a = ap.parse_args(argv)
@@ -246,8 +267,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         tally = run_deals(rules, seats, ids, a.seed, dict(params))
     default = Rules(players=players).to_dict()
-    print(f"rules: {json.dumps({k: v for k, v in rules.to_dict().items() if v != default[k]})}"
-          f"  seed {a.seed}  {time.perf_counter() - t0:.1f} s")
+    print(
+        f"rules: {json.dumps({k: v for k, v in rules.to_dict().items() if v != default[k]})}"
+        f"  seed {a.seed}  {time.perf_counter() - t0:.1f} s"
+    )
     summary = report(tally, seats)
     if a.json:
         print(json.dumps(summary))

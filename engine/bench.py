@@ -85,8 +85,7 @@ def bench_fast(rules: Rules, hands: int, rounds: int = 3) -> tuple[float, float]
 def bench_replay(rules: Rules, games: int, rounds: int = 3) -> tuple[float, int]:
     """``Game.replay`` of the stored event dicts of ``games`` random games: (events/s, n)."""
     rng = random.Random(3)
-    logs = [[e.to_dict() for e in play_random_game(rules, 10_000 + i, rng).events]
-            for i in range(games)]
+    logs = [[e.to_dict() for e in play_random_game(rules, 10_000 + i, rng).events] for i in range(games)]
     n = sum(len(log) for log in logs)
 
     def run() -> None:
@@ -102,8 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=300)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3, help="best of this many runs")
-    ap.add_argument("--cpu", action="store_true",
-                    help="time with process CPU time (steadier on a busy machine)")
+    ap.add_argument("--cpu", action="store_true", help="time with process CPU time (steadier on a busy machine)")
     a = ap.parse_args(argv)
     global CLOCK
     CLOCK = time.process_time if a.cpu else time.perf_counter
@@ -111,8 +109,10 @@ def main(argv: list[str] | None = None) -> None:
     clock = "process CPU time" if a.cpu else "wall clock"
     print(f"best of {a.rounds} runs, one process, {clock}")
     hps, pps, done = bench_game(rules, a.hands, a.rounds)
-    print(f"validated Game path: {hps:,.0f} hands/s, {pps:,.0f} plays/s "
-          f"({done} hands, deal + pass + plays + scoring, {a.players} players)")
+    print(
+        f"validated Game path: {hps:,.0f} hands/s, {pps:,.0f} plays/s "
+        f"({done} hands, deal + pass + plays + scoring, {a.players} players)"
+    )
     fh, fp = bench_fast(rules, a.hands * 3, a.rounds)
     print(f"fast PlayState path: {fh:,.0f} hands/s, {fp:,.0f} plays/s (random playouts)")
     eps, n = bench_replay(rules, a.games, a.rounds)

@@ -131,12 +131,7 @@ _SEG_C, _SEG_D, _SEG_H, _SEG_S = _SEG
 
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a mask, in ascending (suit-major) order."""
-    return (
-        _SEG_C[mask & 0x1FFF]
-        + _SEG_D[(mask >> 13) & 0x1FFF]
-        + _SEG_H[(mask >> 26) & 0x1FFF]
-        + _SEG_S[mask >> 39]
-    )
+    return _SEG_C[mask & 0x1FFF] + _SEG_D[(mask >> 13) & 0x1FFF] + _SEG_H[(mask >> 26) & 0x1FFF] + _SEG_S[mask >> 39]
 
 
 def mask_of(cards: Iterable[Card | str]) -> int:

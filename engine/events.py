@@ -215,8 +215,7 @@ class MoonChoiceRequested(Event):
     seat: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "v": self.version, "hand_number": self.hand_number,
-                "seat": self.seat}
+        return {"type": self.type, "v": self.version, "hand_number": self.hand_number, "seat": self.seat}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MoonChoiceRequested:
@@ -285,8 +284,7 @@ class GameEnded(Event):
     winner: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "v": self.version, "totals": list(self.totals),
-                "winner": self.winner}
+        return {"type": self.type, "v": self.version, "totals": list(self.totals), "winner": self.winner}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameEnded:

@@ -47,8 +47,7 @@ def pick(mask: int, rng: random.Random) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def playout(st: PlayState, rules: Rules, rng: random.Random,
-            moon_choice: str | None = None) -> list[int]:
+def playout(st: PlayState, rules: Rules, rng: random.Random, moon_choice: str | None = None) -> list[int]:
     """Play ``st`` to the end of the hand with uniformly random legal cards (in place)
     and return the hand's points per seat (``moon_choice`` for "shooter_chooses")."""
     legal = st.legal_mask

@@ -161,8 +161,9 @@ class Game:
         return g
 
     @classmethod
-    def replay(cls, events: Iterable[Event | dict[str, Any]],
-               deals: Iterable[Sequence[Iterable[Card | str]]] | None = None) -> Game:
+    def replay(
+        cls, events: Iterable[Event | dict[str, Any]], deals: Iterable[Sequence[Iterable[Card | str]]] | None = None
+    ) -> Game:
         """Rebuild a game from its events, re-executing every command with validation.
 
         Hands come from the HandDealt events (the seed is never needed).  ``deals`` are the
@@ -188,8 +189,12 @@ class Game:
         return g
 
     @classmethod
-    def position(cls, events: Iterable[Event | dict[str, Any]], count: int,
-                 deals: Iterable[Sequence[Iterable[Card | str]]] | None = None) -> Position:
+    def position(
+        cls,
+        events: Iterable[Event | dict[str, Any]],
+        count: int,
+        deals: Iterable[Sequence[Iterable[Card | str]]] | None = None,
+    ) -> Position:
         """The game as it stood after the first ``count`` events of its log: a replay's step.
 
         Any ``count`` from 1 to the log's length works, inside a command's events too: after
@@ -210,7 +215,7 @@ class Game:
             return Position(cls._replay_items(items, deals, deal_pending=False, stop_inside=True))
         except _EndsInsideCommand as inside:
             before = cls._replay_items(items[: inside.start], deals, deal_pending=False, stop_inside=False)
-            partial = [e if isinstance(e, Event) else event_from_dict(e) for e in items[inside.start:]]
+            partial = [e if isinstance(e, Event) else event_from_dict(e) for e in items[inside.start :]]
             return Position(before, partial, inside.game)
 
     def extend(self, events: Iterable[Event | dict[str, Any]]) -> None:
@@ -223,8 +228,9 @@ class Game:
         self._replaying = True
         self._apply_log(list(events), 0)
 
-    def _apply_log(self, items: list[Event | dict[str, Any]], i: int, *, deal_pending: bool = True,
-                   stop_inside: bool = False) -> None:
+    def _apply_log(
+        self, items: list[Event | dict[str, Any]], i: int, *, deal_pending: bool = True, stop_inside: bool = False
+    ) -> None:
         """Re-execute the logged commands ``items[i:]``, checking every event they produce.
 
         ``deal_pending``: a log that stops before the next hand's HandDealt deals it (a rebuilt
@@ -236,9 +242,13 @@ class Game:
         while i < n:
             item = items[i]
             try:
-                if type(item) is dict and item.get("type") == "CardPlayed" \
-                        and item.get("v") == 1 and type(item.get("card")) is str \
-                        and item["card"] in _PARSE:
+                if (
+                    type(item) is dict
+                    and item.get("type") == "CardPlayed"
+                    and item.get("v") == 1
+                    and type(item.get("card")) is str
+                    and item["card"] in _PARSE
+                ):
                     # hot path: the produced CardPlayed is built from these very fields
                     out = play(item["seat"], _PARSE[item["card"]])
                     j = 1
@@ -374,9 +384,7 @@ class Game:
                 hands[t] |= self._passes[s]  # type: ignore[operator]
                 received[t] = (s, self._passes[s])  # type: ignore[assignment]
             self._received = tuple(received)
-            out.append(
-                PassCompleted(self.pass_direction, tuple((f, cards_of(m)) for f, m in received))
-            )
+            out.append(PassCompleted(self.pass_direction, tuple((f, cards_of(m)) for f, m in received)))
             self._begin_play()
         self.events.extend(out)
         return out
@@ -389,7 +397,8 @@ class Game:
         if seat != st.turn or type(seat) is not int:  # type: ignore[union-attr]
             seat = self._check_seat(seat)
             raise IllegalMove(
-                "not_your_turn", f"It is not your turn: {self.players[st.turn]} plays next."  # type: ignore[union-attr]
+                "not_your_turn",
+                f"It is not your turn: {self.players[st.turn]} plays next.",  # type: ignore[union-attr]
             )
         if type(card) is not Card:
             try:
@@ -418,12 +427,13 @@ class Game:
         seat = self._check_seat(seat)
         if seat != self._shooter:
             raise IllegalMove(
-                "not_your_turn", f"Only the shooter ({self.players[self._shooter]}) chooses."  # type: ignore[arg-type]
+                "not_your_turn",
+                f"Only the shooter ({self.players[self._shooter]}) chooses.",  # type: ignore[arg-type]
             )
         if choice not in MOON_CHOICES:
             raise IllegalMove(
-                "invalid_choice", "Choose add_to_others (26 to everyone else) or "
-                "subtract_from_self (26 off your own score)."
+                "invalid_choice",
+                "Choose add_to_others (26 to everyone else) or subtract_from_self (26 off your own score).",
             )
         ev = MoonChosen(seat, choice)
         self.events.append(ev)
@@ -472,13 +482,10 @@ class Game:
                 "No hearts or Q♠ on the first trick while you hold another card.",
             )
         if bit & HEARTS:
-            return IllegalMove(
-                "hearts_not_broken", "Hearts are not broken yet: lead another suit."
-            )
+            return IllegalMove("hearts_not_broken", "Hearts are not broken yet: lead another suit.")
         return IllegalMove("illegal_play", f"The {card.symbol} cannot be played now.")  # pragma: no cover
 
-    def _trick_done(self, ev: CardPlayed, leader: int, trick: list[int], tmask: int,
-                    kitty: int, w: int) -> list[Event]:
+    def _trick_done(self, ev: CardPlayed, leader: int, trick: list[int], tmask: int, kitty: int, w: int) -> list[Event]:
         st: PlayState = self._state  # type: ignore[assignment]
         rules = self.rules
         if kitty:
@@ -571,17 +578,14 @@ class Game:
         return hands, kitty
 
     def _deal_from_event(self, e: HandDealt) -> list[Event]:
-        if (e.hand_number, e.dealer, e.pass_direction) != (
-            self.hand_number, self.dealer, self.pass_direction
-        ):
+        if (e.hand_number, e.dealer, e.pass_direction) != (self.hand_number, self.dealer, self.pass_direction):
             raise ReplayError(
                 f"HandDealt for hand {e.hand_number} does not follow the game "
                 f"(expected hand {self.hand_number}, dealer {self.dealer}, "
                 f"pass {self.pass_direction})"
             )
         try:
-            hands, kitty = _parse_deal(self.rules, [*e.hands, e.kitty] if self.rules.kitty_size
-                                       else list(e.hands))
+            hands, kitty = _parse_deal(self.rules, [*e.hands, e.kitty] if self.rules.kitty_size else list(e.hands))
         except ValueError as err:
             raise ReplayError(f"bad HandDealt: {err}") from None
         self._awaiting_deal = False
@@ -663,10 +667,7 @@ class Game:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return (
-            f"<Game {self.rules.players}p hand {self.hand_number} {self.phase} "
-            f"totals={self.totals}>"
-        )
+        return f"<Game {self.rules.players}p hand {self.hand_number} {self.phase} totals={self.totals}>"
 
     # ------------------------------------------------------------------ view
     def view(self, seat: int | None = None) -> dict[str, Any]:
@@ -694,23 +695,20 @@ class Game:
             "kitty_size": rules.kitty_size,
         }
         d["hand"] = [NAMES[c] for c in cards_of(self._hand_mask(seat))] if seat is not None else None
-        d["legal_plays"] = (
-            [NAMES[c] for c in self.legal_plays(seat)] if seat is not None else []
-        )
+        d["legal_plays"] = [NAMES[c] for c in self.legal_plays(seat)] if seat is not None else []
         passed = self._passes[seat] if seat is not None else None
         d["passed"] = [NAMES[c] for c in cards_of(passed)] if passed is not None else None
         d["passed_to"] = (
             (seat + PASS_OFFSETS[self.pass_direction]) % n
-            if seat is not None and self.pass_direction != "none" else None
+            if seat is not None and self.pass_direction != "none"
+            else None
         )
         rec = self._received[seat] if self._received is not None and seat is not None else None
         d["received"] = [NAMES[c] for c in cards_of(rec[1])] if rec is not None else None
         d["received_from"] = rec[0] if rec is not None else None
         d["passed_seats"] = [s for s, p in enumerate(self._passes) if p is not None]
         if st is not None:
-            d["trick"] = [
-                {"seat": (st.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(st.trick)
-            ]
+            d["trick"] = [{"seat": (st.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(st.trick)]
             d["leader"] = st.leader
             d["trick_number"] = min(st.tricks_done + 1, st.hand_size)
             d["hearts_broken"] = st.broken
@@ -735,16 +733,14 @@ class Game:
         taken = self._kitty_taken is not None
         d["kitty"] = (
             [NAMES[c] for c in self._kitty_taken]  # type: ignore[union-attr]
-            if taken and can_see_kitty(taken, over) else None
+            if taken and can_see_kitty(taken, over)
+            else None
         )
         d["kitty_taken_by"] = self._tricks[0][2] if taken and self._tricks else None
         d["totals"] = list(self.totals)
         d["hand_scores"] = [_score_dict(e) for e in self.hand_scores]
         d["winner"] = self.winner
-        d["moon"] = (
-            {"shooter": self._shooter, "awaiting_choice": True}
-            if self.phase == MOON_CHOICE else None
-        )
+        d["moon"] = {"shooter": self._shooter, "awaiting_choice": True} if self.phase == MOON_CHOICE else None
         return d
 
 
@@ -800,10 +796,27 @@ class Position:
 
 def _as_dealing(d: dict[str, Any], n: int) -> None:
     """A view awaiting the next HandDealt: no cards anywhere yet."""
-    d.update(phase=DEALING, to_act=[], legal_plays=[], hand=[] if d["seat"] is not None else None,
-             passed=None, passed_to=None, received=None, received_from=None, passed_seats=[], trick=[],
-             leader=None, trick_number=0, hearts_broken=False, points_taken=[0] * n, hand_counts=[0] * n,
-             tricks=[], kitty=None, kitty_taken_by=None, moon=None)
+    d.update(
+        phase=DEALING,
+        to_act=[],
+        legal_plays=[],
+        hand=[] if d["seat"] is not None else None,
+        passed=None,
+        passed_to=None,
+        received=None,
+        received_from=None,
+        passed_seats=[],
+        trick=[],
+        leader=None,
+        trick_number=0,
+        hearts_broken=False,
+        points_taken=[0] * n,
+        hand_counts=[0] * n,
+        tricks=[],
+        kitty=None,
+        kitty_taken_by=None,
+        moon=None,
+    )
 
 
 def _show_partial(d: dict[str, Any], event: Event) -> None:
@@ -824,8 +837,11 @@ def _show_partial(d: dict[str, Any], event: Event) -> None:
         if d["seat"] == seat:
             d["passed"] = [NAMES[c] for c in event.cards]  # type: ignore[attr-defined]
     elif t is MoonChosen:
-        d["moon"] = {"shooter": event.seat, "awaiting_choice": False,  # type: ignore[attr-defined]
-                     "choice": event.choice}  # type: ignore[attr-defined]
+        d["moon"] = {
+            "shooter": event.seat,
+            "awaiting_choice": False,  # type: ignore[attr-defined]
+            "choice": event.choice,
+        }  # type: ignore[attr-defined]
     else:  # pragma: no cover - the engine emits no other event first in a command
         raise ReplayError(f"{event.type} cannot begin a command")
 

@@ -31,8 +31,7 @@ def can_see_hand(owner: int, viewer: int | None, game_over: bool) -> bool:
     return game_over or viewer == owner
 
 
-def can_see_pass(passer: int, receiver: int, viewer: int | None, game_over: bool,
-                 all_passed: bool) -> bool:
+def can_see_pass(passer: int, receiver: int, viewer: int | None, game_over: bool, all_passed: bool) -> bool:
     """May ``viewer`` see the cards ``passer`` passed to ``receiver``?"""
     if game_over or viewer == passer:
         return True
@@ -44,8 +43,7 @@ def can_see_kitty(taken: bool, game_over: bool) -> bool:
     return taken or game_over
 
 
-def redact(event: dict[str, Any] | Event, viewer: int | None,
-           game_over: bool) -> dict[str, Any] | None:
+def redact(event: dict[str, Any] | Event, viewer: int | None, game_over: bool) -> dict[str, Any] | None:
     """The part of ``event`` that ``viewer`` may see (None: nothing; not used today)."""
     d = event.to_dict() if isinstance(event, Event) else dict(event)
     t = d.get("type")
@@ -55,9 +53,7 @@ def redact(event: dict[str, Any] | Event, viewer: int | None,
     if t == "HandDealt":
         hands = d["hands"]
         d["hand_counts"] = [len(h) for h in hands]
-        d["hands"] = [
-            list(h) if can_see_hand(s, viewer, game_over) else None for s, h in enumerate(hands)
-        ]
+        d["hands"] = [list(h) if can_see_hand(s, viewer, game_over) else None for s, h in enumerate(hands)]
         kitty = d.get("kitty") or []
         d["kitty_count"] = len(kitty)
         d["kitty"] = list(kitty) if can_see_kitty(False, game_over) else None
@@ -69,9 +65,10 @@ def redact(event: dict[str, Any] | Event, viewer: int | None,
         return d
     if t == "PassCompleted":
         d["received"] = [
-            {"from": r["from"],
-             "cards": list(r["cards"]) if can_see_pass(r["from"], s, viewer, game_over, True)
-             else None}
+            {
+                "from": r["from"],
+                "cards": list(r["cards"]) if can_see_pass(r["from"], s, viewer, game_over, True) else None,
+            }
             for s, r in enumerate(d["received"])
         ]
         return d

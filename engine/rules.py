@@ -96,9 +96,7 @@ class Rules:
         if type(self.end_score) is not int or not 1 <= self.end_score <= 10_000:
             raise ValueError("end_score must be a whole number from 1 to 10000")
         if self.hearts_any_time and self.queen_breaks_hearts:
-            raise ValueError(
-                "queen_breaks_hearts has no meaning when hearts may be led at any time"
-            )
+            raise ValueError("queen_breaks_hearts has no meaning when hearts may be led at any time")
         odd = 52 % self.players
         if self.leftover == "kitty":
             if self.removed_cards:
@@ -116,9 +114,7 @@ class Rules:
             if len(set(cards)) != len(cards):
                 raise ValueError("removed_cards lists a card twice")
             if len(cards) != odd:
-                raise ValueError(
-                    f"with {self.players} players exactly {odd} card(s) must be removed"
-                )
+                raise ValueError(f"with {self.players} players exactly {odd} card(s) must be removed")
             for c in cards:
                 if _UNREMOVABLE >> c & 1:
                     raise ValueError(f"{c} scores points and cannot be removed")

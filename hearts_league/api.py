@@ -29,8 +29,9 @@ _INTEGER = re.compile(r"-?[0-9]{1,20}")
 MAX_ID = 2**63 - 1  # the largest bigint: ids and numbers beyond it are refused before the database
 
 
-def int_query_param(request, name: str, default: int | None = None, minimum: int = 0,
-                    maximum: int = MAX_ID) -> int | None:
+def int_query_param(
+    request, name: str, default: int | None = None, minimum: int = 0, maximum: int = MAX_ID
+) -> int | None:
     """The integer query parameter ``name`` (``default`` when absent or empty), or 400
     ``invalid_parameter`` if it is not a whole number from ``minimum`` to ``maximum``: a number
     beyond a bigint would reach the database and fail there (a 500) rather than find nothing."""
@@ -50,8 +51,7 @@ def suspicious_request_error(exc: SuspiciousOperation) -> tuple[int, str, str]:
     if isinstance(exc, RequestDataTooBig):
         return 413, "body_too_large", gettext_noop("The request body is too large.")
     name = type(exc).__name__
-    codes = {"DisallowedHost": "bad_host", "TooManyFieldsSent": "too_many_fields",
-             "TooManyFilesSent": "too_many_files"}
+    codes = {"DisallowedHost": "bad_host", "TooManyFieldsSent": "too_many_fields", "TooManyFilesSent": "too_many_files"}
     return 400, codes.get(name, "bad_request"), "The request is malformed."
 
 
@@ -87,8 +87,11 @@ def exception_handler(exc, context):
     if isinstance(exc, DomainError):
         response.data = {"code": exc.error_code, "detail": localize(str(exc.detail), language), **exc.extra}
     elif isinstance(exc, ValidationError):
-        response.data = {"code": "invalid", "detail": localize("The request is not valid.", language),
-                         "errors": response.data}
+        response.data = {
+            "code": "invalid",
+            "detail": localize("The request is not valid.", language),
+            "errors": response.data,
+        }
     elif isinstance(exc, APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code

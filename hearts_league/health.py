@@ -59,5 +59,4 @@ def healthz(request):
             results[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         else:
             results[name] = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 1)}
-    return JsonResponse({"status": "ok" if healthy else "failing", "checks": results},
-                        status=200 if healthy else 503)
+    return JsonResponse({"status": "ok" if healthy else "failing", "checks": results}, status=200 if healthy else 503)

@@ -39,8 +39,11 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None, max_size: int
     max_depth = settings.HEARTS_JSON_MAX_DEPTH if max_depth is None else max_depth
     max_size = settings.HEARTS_MAX_BODY_BYTES if max_size is None else max_size
     if len(data) > max_size:
-        raise JSONInputError("body_too_large", f"The JSON is longer than {max_size} "
-                             f"{'bytes' if isinstance(data, bytes) else 'characters'}.", status=413)
+        raise JSONInputError(
+            "body_too_large",
+            f"The JSON is longer than {max_size} {'bytes' if isinstance(data, bytes) else 'characters'}.",
+            status=413,
+        )
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as error:

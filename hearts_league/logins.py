@@ -40,10 +40,13 @@ def lockout_seconds() -> int:
 
 def lockout_message() -> str:
     minutes = max(1, round(lockout_seconds() / 60))
-    return ngettext("Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
-                    "minute after the last failed attempt.",
-                    "Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
-                    "minutes after the last failed attempt.", minutes) % {"minutes": minutes}
+    return ngettext(
+        "Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
+        "minute after the last failed attempt.",
+        "Too many failed sign-ins from your address: signing in is blocked for %(minutes)s "
+        "minutes after the last failed attempt.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
@@ -54,8 +57,12 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     elif request.path.startswith("/api/"):
         response = JsonResponse({"code": "throttled", "detail": lockout_message()}, status=429)
     else:
-        response = render(request, "admin/locked_out.html", {"message": lockout_message(),
-                                                             "title": "Signing in is blocked"}, status=429)
+        response = render(
+            request,
+            "admin/locked_out.html",
+            {"message": lockout_message(), "title": "Signing in is blocked"},
+            status=429,
+        )
     response["Retry-After"] = str(lockout_seconds())
     return response
 
@@ -68,5 +75,6 @@ class LockoutMiddleware(AxesMiddleware):
         response = await self.get_response(request)
         if settings.AXES_ENABLED and getattr(request, "axes_locked_out", None):
             response = await sync_to_async(get_lockout_response, thread_sensitive=True)(
-                request, response, getattr(request, "axes_credentials", None))
+                request, response, getattr(request, "axes_credentials", None)
+            )
         return response

@@ -36,8 +36,11 @@ LINKS: dict[tuple[str, str], dict[str, tuple[str, dict, dict | None]]] = {
         "Rounds": ("tournaments_rounds_list", TOURNAMENT, None),
     },
     ("tournaments_start_round_create", "201"): {
-        "Tables": ("tournaments_rounds_tables_list", {"id": "$request.path.id", "number": "$response.body#/number"},
-                   None),
+        "Tables": (
+            "tournaments_rounds_tables_list",
+            {"id": "$request.path.id", "number": "$response.body#/number"},
+            None,
+        ),
         "FinishRound": ("tournaments_finish_round_create", {"id": "$request.path.id"}, None),
     },
     ("leagues_create", "201"): {
@@ -45,19 +48,29 @@ LINKS: dict[tuple[str, str], dict[str, tuple[str, dict, dict | None]]] = {
         "Leaderboard": ("leagues_leaderboard_retrieve", {"league_id": "$response.body#/id"}, None),
         "CreateTournament": ("tournaments_create", {}, {"league": "$response.body#/id"}),
     },
-    **{(operation, status): {
-        "GetPlayer": ("players_retrieve", PLAYER, None),
-        "PlayerGames": ("players_games_list", PLAYER_PATH, None),
-        "PlayerRatings": ("players_ratings_list", PLAYER_PATH, None),
-    } for operation, status in (("auth_register_create", "201"), ("auth_token_create", "200"),
-                                ("auth_guest_create", "200"))},
+    **{
+        (operation, status): {
+            "GetPlayer": ("players_retrieve", PLAYER, None),
+            "PlayerGames": ("players_games_list", PLAYER_PATH, None),
+            "PlayerRatings": ("players_ratings_list", PLAYER_PATH, None),
+        }
+        for operation, status in (
+            ("auth_register_create", "201"),
+            ("auth_token_create", "200"),
+            ("auth_guest_create", "200"),
+        )
+    },
 }
 
 
 def add_links(result, generator, request, public):
     """Add :data:`LINKS` to the responses of the generated schema (only links whose operations exist)."""
-    operations = {op["operationId"]: op for path in result.get("paths", {}).values()
-                  for op in path.values() if isinstance(op, dict) and "operationId" in op}
+    operations = {
+        op["operationId"]: op
+        for path in result.get("paths", {}).values()
+        for op in path.values()
+        if isinstance(op, dict) and "operationId" in op
+    }
     for (source, status), links in LINKS.items():
         response = operations.get(source, {}).get("responses", {}).get(status)
         if response is None:

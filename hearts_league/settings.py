@@ -48,7 +48,6 @@ if PROFILE not in {"development", "production"}:
 IS_PRODUCTION = PROFILE == "production"
 
 
-
 # Off unless a developer asks for it: Django's debug page shows a request's local variables,
 # which for a game include every dealt hand.
 DEBUG = env.bool("DEBUG", default=False)
@@ -66,7 +65,9 @@ CSRF_FAILURE_VIEW = "hearts_league.errors.csrf_failure"
 # set it; by default it is derived from SECRET_KEY (so set it before ever rotating SECRET_KEY).
 HEARTS_CHAIN_KEY = env.str("HEARTS_CHAIN_KEY", default="") or (
     hmac.new(SECRET_KEY.encode(), b"hearts-league event chain", hashlib.sha256).hexdigest()
-    if IS_PRODUCTION else local_secret("chain-key"))
+    if IS_PRODUCTION
+    else local_secret("chain-key")
+)
 
 INSTALLED_APPS = [
     "daphne",
@@ -144,7 +145,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         if not prepare_threshold.isdigit():
             raise environ.ImproperlyConfigured("DATABASE_PREPARE_THRESHOLD must be a whole number or 'none'")
         DATABASES["default"]["OPTIONS"].update(
-            {"server_side_binding": True, "prepare_threshold": int(prepare_threshold)})
+            {"server_side_binding": True, "prepare_threshold": int(prepare_threshold)}
+        )
     DATABASES["default"]["TEST"] = {"NAME": env.str("DATABASE_TEST_NAME", default="test_hearts_league")}
 else:
     # SQLite: wait for the writer instead of failing with "database is locked".
@@ -211,9 +213,9 @@ REDIS_URL = env.str("REDIS_URL", default="")
 
 CACHES = (
     {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-    if REDIS_URL else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    if REDIS_URL
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 )
-
 
 
 def redis_channel_layers(url: str) -> dict:
@@ -322,8 +324,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     # one line per task received and done is noise every few seconds (the sweeper runs every 5 s)
-    "loggers": {name: {"level": env.str("CELERY_TASK_LOG_LEVEL", default="WARNING")}
-                for name in ("celery.app.trace", "celery.worker.strategy")},
+    "loggers": {
+        name: {"level": env.str("CELERY_TASK_LOG_LEVEL", default="WARNING")}
+        for name in ("celery.app.trace", "celery.worker.strategy")
+    },
 }
 
 # --- Live play ------------------------------------------------------------------------------
@@ -341,15 +345,18 @@ HEARTS_SERVER_DEAD_AFTER = env.float("HEARTS_SERVER_DEAD_AFTER", default=45.0)
 if HEARTS_SERVER_DEAD_AFTER <= 2 * HEARTS_SERVER_HEARTBEAT:
     raise environ.ImproperlyConfigured(
         "HEARTS_SERVER_DEAD_AFTER must be more than twice HEARTS_SERVER_HEARTBEAT, or a live server's "
-        "connections could be dropped between two heartbeats")
+        "connections could be dropped between two heartbeats"
+    )
 HEARTS_INVITATION_SECONDS = env.float("HEARTS_INVITATION_SECONDS", default=600.0)  # a seat held for an invitee
 HEARTS_STANDIN_BOT = env.str("HEARTS_STANDIN_BOT", default="rule")  # plays for away / timed-out seats
 # Post-game analysis (analysis app): fields over engine.analysis.DEFAULT_BUDGET, as JSON, e.g.
 # {"play_samples": 160}; an analysis keeps the budget it started with, so a rebuild is identical
 HEARTS_ANALYSIS_BUDGET = env.json("HEARTS_ANALYSIS_BUDGET", default={})
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
-HEARTS_GAME_FINISHED_HOOKS: list[str] = ["ratings.services.rating_record_game",
-                                         "tournaments.services.competitions.competition_game_finished"]
+HEARTS_GAME_FINISHED_HOOKS: list[str] = [
+    "ratings.services.rating_record_game",
+    "tournaments.services.competitions.competition_game_finished",
+]
 # Called as hook(player_ids=..., league_id=...) -> {player_id: rating} to seed a Swiss round 1
 # (league_id None: the global pool). Empty: every tournament is seeded by lot.
 HEARTS_SEEDING_RATINGS = env.str("HEARTS_SEEDING_RATINGS", default="ratings.selectors.seeding_ratings")

@@ -21,8 +21,18 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Rating)
 class RatingAdmin(ReadOnlyAdmin):
-    list_display = ["player", "league", "mu", "sigma", "conservative", "games", "provisional_now",
-                    "provisional", "last_played_at", "model_name"]
+    list_display = [
+        "player",
+        "league",
+        "mu",
+        "sigma",
+        "conservative",
+        "games",
+        "provisional_now",
+        "provisional",
+        "last_played_at",
+        "model_name",
+    ]
     list_filter = ["provisional", "league", "model_name"]
     search_fields = ["player__display_name", "player__user__username"]
     list_select_related = ["player", "league"]
@@ -30,14 +40,19 @@ class RatingAdmin(ReadOnlyAdmin):
     @admin.display(boolean=True, description="provisional now")
     def provisional_now(self, obj):
         """As leaderboards show it: from sigma widened for inactivity up to now."""
-        return current_rating(stored_model(obj.model_name, obj.model_params), mu=obj.mu, sigma=obj.sigma,
-                              games=obj.games, last_played_at=obj.last_played_at, now=timezone.now()).provisional
+        return current_rating(
+            stored_model(obj.model_name, obj.model_params),
+            mu=obj.mu,
+            sigma=obj.sigma,
+            games=obj.games,
+            last_played_at=obj.last_played_at,
+            now=timezone.now(),
+        ).provisional
 
 
 @admin.register(RatingHistory)
 class RatingHistoryAdmin(ReadOnlyAdmin):
-    list_display = ["played_at", "game", "player", "league", "place", "total", "mu_before", "mu_after",
-                    "sigma_after"]
+    list_display = ["played_at", "game", "player", "league", "place", "total", "mu_before", "mu_after", "sigma_after"]
     list_filter = ["league"]
     search_fields = ["player__display_name", "game__id"]
     list_select_related = ["player", "league", "game"]

@@ -24,13 +24,17 @@ from tournaments.selectors import games_list
 
 # --- serializers ----------------------------------------------------------------------------
 
-SIGMA_NOW = ("uncertainty as of now: the stored sigma widened by the model for each whole day since "
-             "the last rated game (as it will be before the next one)")
+SIGMA_NOW = (
+    "uncertainty as of now: the stored sigma widened by the model for each whole day since "
+    "the last rated game (as it will be before the next one)"
+)
 
-PROVISIONAL_NOW = ("as of now: fewer than RATINGS_PROVISIONAL_GAMES games, or sigma (as of now) above the "
-                   "pool's provisional sigma (glicko-elo's provisional_sigma, 58 in new pools; other models, "
-                   "and glicko-elo pools stored before it had one: RATINGS_PROVISIONAL_SIGMA_SHARE of the "
-                   "model's initial sigma)")
+PROVISIONAL_NOW = (
+    "as of now: fewer than RATINGS_PROVISIONAL_GAMES games, or sigma (as of now) above the "
+    "pool's provisional sigma (glicko-elo's provisional_sigma, 58 in new pools; other models, "
+    "and glicko-elo pools stored before it had one: RATINGS_PROVISIONAL_SIGMA_SHARE of the "
+    "model's initial sigma)"
+)
 
 
 class RatingSerializer(serializers.Serializer):
@@ -38,8 +42,9 @@ class RatingSerializer(serializers.Serializer):
     league_name = serializers.CharField(source="league.name", default=None, allow_null=True)
     mu = serializers.FloatField()
     sigma = serializers.FloatField(source="current.sigma", help_text=SIGMA_NOW)
-    conservative = serializers.FloatField(source="current.conservative",
-                                          help_text="mu - 3 sigma (sigma as of now): the leaderboard order")
+    conservative = serializers.FloatField(
+        source="current.conservative", help_text="mu - 3 sigma (sigma as of now): the leaderboard order"
+    )
     inactive_days = serializers.IntegerField(help_text="whole days since the last rated game")
     games = serializers.IntegerField()
     provisional = serializers.BooleanField(source="current_provisional", help_text=PROVISIONAL_NOW)
@@ -50,10 +55,15 @@ class RatingSerializer(serializers.Serializer):
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, default=None, help_text="null for provisional players")
     rank_range = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), min_length=2, max_length=2, allow_null=True, default=None,
+        child=serializers.IntegerField(min_value=1),
+        min_length=2,
+        max_length=2,
+        allow_null=True,
+        default=None,
         help_text="[best, worst]: the ranks the player could hold given everyone's sigma (as of now): 1 + the "
-                  "ranked players whose mu ± 1.39 sigma lies wholly above theirs, to the ranked count less those "
-                  "wholly below; always contains rank. Null for provisional players")
+        "ranked players whose mu ± 1.39 sigma lies wholly above theirs, to the ranked count less those "
+        "wholly below; always contains rank. Null for provisional players",
+    )
     player_id = serializers.IntegerField()
     name = serializers.CharField()
     mu = serializers.FloatField()
@@ -71,8 +81,9 @@ class LeaderboardSerializer(serializers.Serializer):
     active_days = serializers.IntegerField(help_text="listed only with a rated game in this many days")
     provisional_games = serializers.IntegerField(help_text="fewer games than this: provisional")
     ranked = LeaderboardRowSerializer(many=True)
-    provisional = LeaderboardRowSerializer(many=True, help_text="too few games or too uncertain (sigma as of "
-                                                                "now), not ranked")
+    provisional = LeaderboardRowSerializer(
+        many=True, help_text="too few games or too uncertain (sigma as of now), not ranked"
+    )
 
 
 class RatingHistorySerializer(serializers.Serializer):
@@ -88,7 +99,8 @@ class RatingHistorySerializer(serializers.Serializer):
     sigma_after = serializers.FloatField()
     played_at = serializers.DateTimeField()
     provisional = serializers.SerializerMethodField(
-        help_text="provisional right after this game (its games so far and sigma_after), by today's rule")
+        help_text="provisional right after this game (its games so far and sigma_after), by today's rule"
+    )
 
     def get_provisional(self, row) -> bool:
         return selectors.provisional_after(row)
@@ -109,38 +121,56 @@ class PlayerRatingsSerializer(serializers.Serializer):
 
 class QueueJoinSerializer(serializers.Serializer):
     table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
-    preset = serializers.ChoiceField(choices=list(matchmaking.PRESETS), default="standard",
-                                     help_text="standard; short (ends at 50); omnibus (J♦ scores -10)")
+    preset = serializers.ChoiceField(
+        choices=list(matchmaking.PRESETS),
+        default="standard",
+        help_text="standard; short (ends at 50); omnibus (J♦ scores -10)",
+    )
 
 
 class QueueStatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["not_queued", *QueueEntry.Status.values],
-                                     help_text="expired: waited longer than the queue timeout; join again. "
-                                               "cancelled: you sat down at another table before a ranked one "
-                                               "formed (see reason, playing_game); join again once it is over")
+    status = serializers.ChoiceField(
+        choices=["not_queued", *QueueEntry.Status.values],
+        help_text="expired: waited longer than the queue timeout; join again. "
+        "cancelled: you sat down at another table before a ranked one "
+        "formed (see reason, playing_game); join again once it is over",
+    )
     table_size = serializers.IntegerField(required=False)
     preset = serializers.CharField(required=False)
     mu = serializers.FloatField(required=False, help_text="your global rating when you joined")
     joined_at = serializers.DateTimeField(required=False)
     waited_seconds = serializers.FloatField(required=False)
     window = serializers.FloatField(required=False, help_text="rating distance you accept now")
-    game = serializers.IntegerField(required=False, allow_null=True,
-                                    help_text="your ranked game once matched")
+    game = serializers.IntegerField(required=False, allow_null=True, help_text="your ranked game once matched")
     matched_at = serializers.DateTimeField(required=False, allow_null=True)
-    reason = serializers.ChoiceField(choices=QueueEntry.Reason.choices, required=False, allow_null=True,
-                                     help_text="cancelled: why (already_playing: seated at playing_game)")
-    playing_game = serializers.IntegerField(required=False, allow_null=True,
-                                            help_text="cancelled: the unfinished game you sit at")
+    reason = serializers.ChoiceField(
+        choices=QueueEntry.Reason.choices,
+        required=False,
+        allow_null=True,
+        help_text="cancelled: why (already_playing: seated at playing_game)",
+    )
+    playing_game = serializers.IntegerField(
+        required=False, allow_null=True, help_text="cancelled: the unfinished game you sit at"
+    )
 
 
 def _queue_status(entry) -> dict:
     if entry is None:
         return {"status": "not_queued"}
     waited = ((entry.matched_at or entry.left_at or timezone.now()) - entry.joined_at).total_seconds()
-    return {"status": entry.status, "table_size": entry.table_size, "preset": entry.preset, "mu": entry.mu,
-            "joined_at": entry.joined_at, "waited_seconds": round(waited, 3),
-            "window": matchmaking.match_window(waited_seconds=waited), "game": entry.game_id,
-            "matched_at": entry.matched_at, "reason": entry.reason or None, "playing_game": entry.playing_game_id}
+    return {
+        "status": entry.status,
+        "table_size": entry.table_size,
+        "preset": entry.preset,
+        "mu": entry.mu,
+        "joined_at": entry.joined_at,
+        "waited_seconds": round(waited, 3),
+        "window": matchmaking.match_window(waited_seconds=waited),
+        "game": entry.game_id,
+        "matched_at": entry.matched_at,
+        "reason": entry.reason or None,
+        "playing_game": entry.playing_game_id,
+    }
 
 
 def _requester(request) -> Player:
@@ -191,11 +221,13 @@ class LeagueLeaderboardView(APIView):
         return Response(LeaderboardSerializer(board).data)
 
 
-@extend_schema(parameters=[
-    OpenApiParameter("league", OpenApiTypes.INT, description="history in this league's pool only"),
-    OpenApiParameter("pool", OpenApiTypes.STR, enum=["global"],
-                     description="history in the global pool only"),
-], responses={200: PlayerRatingsSerializer})
+@extend_schema(
+    parameters=[
+        OpenApiParameter("league", OpenApiTypes.INT, description="history in this league's pool only"),
+        OpenApiParameter("pool", OpenApiTypes.STR, enum=["global"], description="history in the global pool only"),
+    ],
+    responses={200: PlayerRatingsSerializer},
+)
 class PlayerRatingsView(generics.ListAPIView):
     """A player's rating in every pool (``ratings``) and their rated games, newest first (``results``)."""
 
@@ -206,17 +238,26 @@ class PlayerRatingsView(generics.ListAPIView):
     def get_queryset(self):
         params = self.request.query_params
         return selectors.player_rating_history(
-            player_id=self.player.pk, league_id=int_query_param(self.request, "league"),
-            global_only=params.get("pool") == "global")
+            player_id=self.player.pk,
+            league_id=int_query_param(self.request, "league"),
+            global_only=params.get("pool") == "global",
+        )
 
     def list(self, request, *args, **kwargs):
         self.player = get_object_or_404(Player, pk=kwargs["player_id"])
         page = self.paginate_queryset(self.get_queryset())
-        return Response(PlayerRatingsSerializer({
-            "count": self.paginator.page.paginator.count, "next": self.paginator.get_next_link(),
-            "previous": self.paginator.get_previous_link(), "results": page, "player": self.player.pk,
-            "ratings": selectors.player_ratings(player_id=self.player.pk),
-        }).data)
+        return Response(
+            PlayerRatingsSerializer(
+                {
+                    "count": self.paginator.page.paginator.count,
+                    "next": self.paginator.get_next_link(),
+                    "previous": self.paginator.get_previous_link(),
+                    "results": page,
+                    "player": self.player.pk,
+                    "ratings": selectors.player_ratings(player_id=self.player.pk),
+                }
+            ).data
+        )
 
 
 class PlayerGamesView(generics.ListAPIView):

@@ -324,18 +324,23 @@ DEFAULT_MODELS = {
     # glicko-elo as new pools start (sigma 80, no pull), as pools stored during issue 24 hold it
     # (sigma 150, pull 2) and as those stored before it do (sigma 150, no pull).
     "pool": "glicko-elo,glicko-elo:sigma=150:centre_weight=2,glicko-elo:sigma=150:centre_weight=0,elo,trueskill,"
-            "openskill-pl-matched",
+    "openskill-pl-matched",
 }
 DEFAULT_SEEDS = {"random": "8", "pool": "8-12"}
 DEFAULT_DRIFT = {"random": 0.0, "pool": 0.01}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ratings.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scenario", choices=["random", "pool"], default="random",
-                        help="random: random-seat tables (the default); pool: the ranked queue's skill-matched "
-                             "tables, drifting skill, newcomers halfway, with the TrueSkill and Plackett-Luce anchors")
+    parser = argparse.ArgumentParser(
+        prog="python -m ratings.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--scenario",
+        choices=["random", "pool"],
+        default="random",
+        help="random: random-seat tables (the default); pool: the ranked queue's skill-matched "
+        "tables, drifting skill, newcomers halfway, with the TrueSkill and Plackett-Luce anchors",
+    )
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--games", type=int, default=20_000, help="rated games")
     parser.add_argument("--seed", type=int, default=None, help="one seed (the same as --seeds N)")
@@ -344,8 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--models",
         default=None,
         help=f"comma-separated, from {','.join(MODELS)} and the anchors trueskill, openskill-pl-matched, each "
-             f"optionally with parameters: glicko-elo:centre_weight=0:sigma_min=10 "
-             f"(default: random {DEFAULT_MODELS['random']}; pool {DEFAULT_MODELS['pool']})",
+        f"optionally with parameters: glicko-elo:centre_weight=0:sigma_min=10 "
+        f"(default: random {DEFAULT_MODELS['random']}; pool {DEFAULT_MODELS['pool']})",
     )
     parser.add_argument(
         "--table-sizes",
@@ -353,16 +358,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="seat counts drawn uniformly per game; '4' = random-seat tables of 4 only",
     )
     parser.add_argument("--luck", type=float, default=2.5, help="performance noise, in skill SDs")
-    parser.add_argument("--late", type=float, default=0.2, help="random: share of players joining during the "
-                                                               "first half")
+    parser.add_argument(
+        "--late", type=float, default=0.2, help="random: share of players joining during the first half"
+    )
     parser.add_argument("--newcomers", type=float, default=0.1, help="pool: share of players joining halfway")
     parser.add_argument("--joins-per-second", type=float, default=2.0, help="pool: the ranked queue's traffic")
-    parser.add_argument("--drift", type=float, default=None,
-                        help="true-skill random walk per game, in skill SDs (default: random 0, pool 0.01)")
+    parser.add_argument(
+        "--drift",
+        type=float,
+        default=None,
+        help="true-skill random walk per game, in skill SDs (default: random 0, pool 0.01)",
+    )
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--eval-every", type=int, default=250)
-    parser.add_argument("--tune", action="store_true", help="grid-search the models of GRIDS (pool: POOL_GRIDS) "
-                                                            "first")
+    parser.add_argument("--tune", action="store_true", help="grid-search the models of GRIDS (pool: POOL_GRIDS) first")
     parser.add_argument("--json", help="pool: also write every run's figures to this file")
     args = parser.parse_args(argv)
 
@@ -436,8 +445,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             runs = [results[i] for results in every]
             taus = [r.tau_conservative for r in runs]
             losses = [r.log_loss for r in runs]
-            print(f"{spec:<34} tau cons {statistics.fmean(taus):.4f}±{statistics.stdev(taus):.4f}  "
-                  f"logloss {statistics.fmean(losses):.5f}±{statistics.stdev(losses):.5f}")
+            print(
+                f"{spec:<34} tau cons {statistics.fmean(taus):.4f}±{statistics.stdev(taus):.4f}  "
+                f"logloss {statistics.fmean(losses):.5f}±{statistics.stdev(losses):.5f}"
+            )
     return 0
 
 

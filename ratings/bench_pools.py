@@ -113,19 +113,31 @@ class TrueSkillAnchor:
 
     name = "trueskill"
 
-    def __init__(self, mu: float = 25.0, sigma: float = 25.0 / 3.0, beta: float = 25.0 / 6.0,
-                 tau: float = 25.0 / 300.0, draw_probability: float = 0.10) -> None:
+    def __init__(
+        self,
+        mu: float = 25.0,
+        sigma: float = 25.0 / 3.0,
+        beta: float = 25.0 / 6.0,
+        tau: float = 25.0 / 300.0,
+        draw_probability: float = 0.10,
+    ) -> None:
         import trueskill  # the dev extra: the bench's anchor only
 
         self.mu, self.sigma, self.beta, self.tau = float(mu), float(sigma), float(beta), float(tau)
         self.draw_probability = float(draw_probability)
-        self._env = trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau,
-                                        draw_probability=self.draw_probability)
+        self._env = trueskill.TrueSkill(
+            mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau, draw_probability=self.draw_probability
+        )
 
     @property
     def params(self) -> dict[str, float]:
-        return {"mu": self.mu, "sigma": self.sigma, "beta": self.beta, "tau": self.tau,
-                "draw_probability": self.draw_probability}
+        return {
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "beta": self.beta,
+            "tau": self.tau,
+            "draw_probability": self.draw_probability,
+        }
 
     def initial(self) -> Skill:
         return _skill(self.mu, self.sigma)
@@ -149,8 +161,9 @@ def anchor(name: str, *, luck: float, drift: float) -> RatingModel:
     is the initial sigma 25/3, so beta = luck x 25/3 and tau = drift x 25/3."""
     beta, tau = luck * TRUESKILL_SIGMA, drift * TRUESKILL_SIGMA
     if name == "trueskill":
-        return TrueSkillAnchor(mu=TRUESKILL_MU, sigma=TRUESKILL_SIGMA, beta=beta, tau=tau,
-                               draw_probability=tie_rate(luck))
+        return TrueSkillAnchor(
+            mu=TRUESKILL_MU, sigma=TRUESKILL_SIGMA, beta=beta, tau=tau, draw_probability=tie_rate(luck)
+        )
     if name == "openskill-pl-matched":
         return make_model("openskill-pl", mu=TRUESKILL_MU, sigma=TRUESKILL_SIGMA, beta=beta, tau=tau)
     raise ValueError(f"unknown anchor {name!r}; one of {ANCHORS}")
@@ -263,8 +276,14 @@ def run_pool(model: RatingModel, spec: PoolSpec, seed: int) -> PoolResult:
     probes = random.Random(f"{seed}:held-out")
 
     unit = points_per_skill_sd(model, spec.luck) / queue_points_per_skill_sd(spec.luck)
-    queue_windows = QueueSpec(queue.joins_per_second, queue.base_window * unit, queue.window_per_second * unit,
-                              queue.max_window * unit, queue.timeout, queue.match_every)
+    queue_windows = QueueSpec(
+        queue.joins_per_second,
+        queue.base_window * unit,
+        queue.window_per_second * unit,
+        queue.max_window * unit,
+        queue.timeout,
+        queue.match_every,
+    )
 
     ratings = [model.initial()] * spec.players
     games_played = [0] * spec.players
@@ -444,9 +463,11 @@ def _to_target(results: Sequence[PoolResult]) -> str:
 
 def summary(results: dict[str, list[PoolResult]], out) -> None:
     """Mean ± sd over the seeds of every figure, one line a model."""
-    head = (f"{'model':<34} {'tau cons':>13} {'tau mean':>13} {'logloss':>15} {'2nd half':>15} {'to .85 cons':>16} "
-            + " ".join(f"{'new@' + str(k):>10}" for k in NEWCOMER_CHECKPOINTS)
-            + f" {'upd/s':>7} {'spread':>6} {'wait s':>6}")
+    head = (
+        f"{'model':<34} {'tau cons':>13} {'tau mean':>13} {'logloss':>15} {'2nd half':>15} {'to .85 cons':>16} "
+        + " ".join(f"{'new@' + str(k):>10}" for k in NEWCOMER_CHECKPOINTS)
+        + f" {'upd/s':>7} {'spread':>6} {'wait s':>6}"
+    )
     print(head, file=out)
     for spec, runs in results.items():
         print(
@@ -481,19 +502,32 @@ def verdict(results: dict[str, list[PoolResult]], default: str, out) -> None:
     best_loss = min(anchors, key=lambda spec: mean(spec, lambda r: r.log_loss))
     print(f"\n{default} against the anchors (per-seed difference, mean ± sd over {len(mine)} seeds):", file=out)
     tau_gap = [a.tau_conservative - b.tau_conservative for a, b in zip(mine, results[best_tau], strict=True)]
-    print(f"  tau (mu - 3 sigma) - {best_tau}'s: {_mean_sd(tau_gap, 4)}; "
-          f"at least as high on {sum(g >= 0 for g in tau_gap)} of {len(tau_gap)} seeds", file=out)
+    print(
+        f"  tau (mu - 3 sigma) - {best_tau}'s: {_mean_sd(tau_gap, 4)}; "
+        f"at least as high on {sum(g >= 0 for g in tau_gap)} of {len(tau_gap)} seeds",
+        file=out,
+    )
     loss_gap = [a.log_loss - b.log_loss for a, b in zip(mine, results[best_loss], strict=True)]
-    print(f"  log-loss - {best_loss}'s: {_mean_sd(loss_gap, 5)}; "
-          f"at least as low on {sum(g <= 0 for g in loss_gap)} of {len(loss_gap)} seeds", file=out)
+    print(
+        f"  log-loss - {best_loss}'s: {_mean_sd(loss_gap, 5)}; "
+        f"at least as low on {sum(g <= 0 for g in loss_gap)} of {len(loss_gap)} seeds",
+        file=out,
+    )
     late_gap = [a.log_loss_late - b.log_loss_late for a, b in zip(mine, results[best_loss], strict=True)]
-    print(f"  same over the second half only: {_mean_sd(late_gap, 5)}; "
-          f"at least as low on {sum(g <= 0 for g in late_gap)} of {len(late_gap)} seeds", file=out)
+    print(
+        f"  same over the second half only: {_mean_sd(late_gap, 5)}; "
+        f"at least as low on {sum(g <= 0 for g in late_gap)} of {len(late_gap)} seeds",
+        file=out,
+    )
     if "trueskill" in results:
-        newcomer_gap = [a.newcomer_error[10] - b.newcomer_error[10] for a, b in zip(mine, results["trueskill"],
-                                                                                    strict=True)]
-        print(f"  newcomers' percentile error after 10 games - trueskill's: {_mean_sd(newcomer_gap, 2)} points; "
-              f"no worse on {sum(g <= 0 for g in newcomer_gap)} of {len(newcomer_gap)} seeds", file=out)
+        newcomer_gap = [
+            a.newcomer_error[10] - b.newcomer_error[10] for a, b in zip(mine, results["trueskill"], strict=True)
+        ]
+        print(
+            f"  newcomers' percentile error after 10 games - trueskill's: {_mean_sd(newcomer_gap, 2)} points; "
+            f"no worse on {sum(g <= 0 for g in newcomer_gap)} of {len(newcomer_gap)} seeds",
+            file=out,
+        )
 
 
 def main(args, *, sizes: list[int], seeds: list[int], drift: float, specs: list[str], out=None) -> int:
@@ -502,12 +536,23 @@ def main(args, *, sizes: list[int], seeds: list[int], drift: float, specs: list[
     import os
 
     out = out or sys.stdout
-    spec = PoolSpec(players=args.players, games=args.games, table_sizes=tuple(sizes), luck=args.luck, drift=drift,
-                    newcomers=args.newcomers, holdout_every=args.holdout_every, eval_every=args.eval_every,
-                    queue=QueueSpec(joins_per_second=args.joins_per_second))
-    print(f"pool: players={spec.players} games={spec.games} seeds={seeds} tables={list(spec.table_sizes)} "
-          f"luck={spec.luck} drift={spec.drift} newcomers={spec.newcomers} joins/s={spec.queue.joins_per_second} "
-          f"(load average {', '.join(f'{x:.2f}' for x in os.getloadavg())})", file=out)
+    spec = PoolSpec(
+        players=args.players,
+        games=args.games,
+        table_sizes=tuple(sizes),
+        luck=args.luck,
+        drift=drift,
+        newcomers=args.newcomers,
+        holdout_every=args.holdout_every,
+        eval_every=args.eval_every,
+        queue=QueueSpec(joins_per_second=args.joins_per_second),
+    )
+    print(
+        f"pool: players={spec.players} games={spec.games} seeds={seeds} tables={list(spec.table_sizes)} "
+        f"luck={spec.luck} drift={spec.drift} newcomers={spec.newcomers} joins/s={spec.queue.joins_per_second} "
+        f"(load average {', '.join(f'{x:.2f}' for x in os.getloadavg())})",
+        file=out,
+    )
     if args.tune:
         tune_pool(spec, seeds[0] + 100, out)
     results: dict[str, list[PoolResult]] = {s: [] for s in specs}
@@ -515,13 +560,20 @@ def main(args, *, sizes: list[int], seeds: list[int], drift: float, specs: list[
         for model_spec in specs:
             result = run_pool(build(model_spec, luck=spec.luck, drift=spec.drift), spec, seed)
             results[model_spec].append(result)
-            print(f"  seed {seed} {model_spec:<34} tau {result.tau_conservative:.4f} logloss {result.log_loss:.5f} "
-                  f"new@10 {result.newcomer_error[10]:5.1f}", file=out, flush=True)
+            print(
+                f"  seed {seed} {model_spec:<34} tau {result.tau_conservative:.4f} logloss {result.log_loss:.5f} "
+                f"new@10 {result.newcomer_error[10]:5.1f}",
+                file=out,
+                flush=True,
+            )
     print(file=out)
     summary(results, out)
-    print("\n2nd half: the log-loss of the held-out tables after half the games; new@k: newcomers' mean "
-          "percentile error by mu after k games; spread: mean within-table SD of true skill (random tables of 4: "
-          "about 0.8); upd/s: median over seeds", file=out)
+    print(
+        "\n2nd half: the log-loss of the held-out tables after half the games; new@k: newcomers' mean "
+        "percentile error by mu after k games; spread: mean within-table SD of true skill (random tables of 4: "
+        "about 0.8); upd/s: median over seeds",
+        file=out,
+    )
     from ratings.rating import DEFAULT_MODEL
 
     verdict(results, DEFAULT_MODEL, out)
@@ -551,5 +603,8 @@ def tune_pool(spec: PoolSpec, seed: int, out) -> None:
             ranked.append((run_pool(make_model(name, **params), spec, seed), params))
         ranked.sort(key=lambda pair: (-pair[0].tau_conservative, pair[0].log_loss))
         for result, params in ranked:
-            print(f"  {params}: tau {result.tau_conservative:.4f} logloss {result.log_loss:.5f} "
-                  f"new@10 {result.newcomer_error[10]:.1f}", file=out)
+            print(
+                f"  {params}: tau {result.tau_conservative:.4f} logloss {result.log_loss:.5f} "
+                f"new@10 {result.newcomer_error[10]:.1f}",
+                file=out,
+            )

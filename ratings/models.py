@@ -22,8 +22,14 @@ class Rating(models.Model):
     """
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
-    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="ratings", help_text="empty: the global pool")
+    league = models.ForeignKey(
+        League,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="ratings",
+        help_text="empty: the global pool",
+    )
     model_name = models.CharField(max_length=32)
     model_params = models.JSONField(default=dict)
     mu = models.FloatField()
@@ -31,19 +37,23 @@ class Rating(models.Model):
     conservative = models.FloatField(help_text="mu - 3 sigma: the leaderboard order")
     games = models.PositiveIntegerField(default=0)
     provisional = models.BooleanField(
-        "provisional at last game", default=True,
+        "provisional at last game",
+        default=True,
         help_text="too few games or too uncertain, as of the last rated game; leaderboards and the API "
-                  "recompute it from sigma as of now")
+        "recompute it from sigma as of now",
+    )
     last_played_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["league_id", "-conservative", "player_id"]
         constraints = [
-            models.UniqueConstraint(fields=["player"], condition=Q(league__isnull=True),
-                                    name="one_global_rating_per_player"),
-            models.UniqueConstraint(fields=["player", "league"], condition=Q(league__isnull=False),
-                                    name="one_league_rating_per_player"),
+            models.UniqueConstraint(
+                fields=["player"], condition=Q(league__isnull=True), name="one_global_rating_per_player"
+            ),
+            models.UniqueConstraint(
+                fields=["player", "league"], condition=Q(league__isnull=False), name="one_league_rating_per_player"
+            ),
         ]
         indexes = [models.Index(fields=["league", "conservative"])]
 
@@ -57,8 +67,7 @@ class RatingHistory(models.Model):
 
     rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="history")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_history")
-    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="rating_history")
+    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.CASCADE, related_name="rating_history")
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_history")
     seat = models.PositiveSmallIntegerField()
     total = models.IntegerField(help_text="the player's final total")
@@ -74,10 +83,16 @@ class RatingHistory(models.Model):
         ordering = ["-played_at", "-game_id"]
         verbose_name_plural = "rating history"
         constraints = [
-            models.UniqueConstraint(fields=["game", "player"], condition=Q(league__isnull=True),
-                                    name="one_global_history_row_per_game_player"),
-            models.UniqueConstraint(fields=["game", "player", "league"], condition=Q(league__isnull=False),
-                                    name="one_league_history_row_per_game_player"),
+            models.UniqueConstraint(
+                fields=["game", "player"],
+                condition=Q(league__isnull=True),
+                name="one_global_history_row_per_game_player",
+            ),
+            models.UniqueConstraint(
+                fields=["game", "player", "league"],
+                condition=Q(league__isnull=False),
+                name="one_league_history_row_per_game_player",
+            ),
         ]
         indexes = [models.Index(fields=["player", "league", "played_at"])]
 
@@ -110,20 +125,29 @@ class QueueEntry(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     joined_at = models.DateTimeField()
     matched_at = models.DateTimeField(null=True, blank=True)
-    left_at = models.DateTimeField(null=True, blank=True,
-                                   help_text="when the player left or the entry expired or was cancelled")
+    left_at = models.DateTimeField(
+        null=True, blank=True, help_text="when the player left or the entry expired or was cancelled"
+    )
     game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    reason = models.CharField(max_length=32, choices=Reason.choices, blank=True, default="",
-                              help_text="why the entry was cancelled")
-    playing_game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                     help_text="cancelled: the unfinished game the player sat down at")
+    reason = models.CharField(
+        max_length=32, choices=Reason.choices, blank=True, default="", help_text="why the entry was cancelled"
+    )
+    playing_game = models.ForeignKey(
+        Game,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="cancelled: the unfinished game the player sat down at",
+    )
 
     class Meta:
         ordering = ["-joined_at", "-id"]
         verbose_name_plural = "queue entries"
         constraints = [
-            models.UniqueConstraint(fields=["player"], condition=Q(status="waiting"),
-                                    name="one_waiting_queue_entry_per_player"),
+            models.UniqueConstraint(
+                fields=["player"], condition=Q(status="waiting"), name="one_waiting_queue_entry_per_player"
+            ),
         ]
         indexes = [models.Index(fields=["status", "table_size", "preset"])]
 

@@ -459,9 +459,7 @@ class OpenSkillModel:
 
     def win_probability(self, a: Skill, b: Skill) -> float:
         rating = self._model.rating
-        return self._model.predict_win([[rating(mu=a.mu, sigma=a.sigma)], [rating(mu=b.mu, sigma=b.sigma)]])[
-            0
-        ]
+        return self._model.predict_win([[rating(mu=a.mu, sigma=a.sigma)], [rating(mu=b.mu, sigma=b.sigma)]])[0]
 
     def decay(self, skill: Skill, days_inactive: float) -> Skill:
         return _widen(skill, self.sigma_per_day**2, self.sigma, days_inactive)
@@ -520,8 +518,13 @@ TUNED: dict[str, dict[str, float]] = {
     # nothing (seeds 8-12: tau 0.892 either way, log-loss 0.6535 against 0.6537).
     # provisional_sigma 58: the sigma a newcomer has after 9-10 games, as 75 (half of 150) was with
     # sigma 150, so the sigma rule and RATINGS_PROVISIONAL_GAMES (10) agree for a newcomer.
-    "glicko-elo": {"sigma": 80.0, "info_weight": 2.0, "sigma_min": 15.0, "centre_weight": 0.0,
-                   "provisional_sigma": 58.0},
+    "glicko-elo": {
+        "sigma": 80.0,
+        "info_weight": 2.0,
+        "sigma_min": 15.0,
+        "centre_weight": 0.0,
+        "provisional_sigma": 58.0,
+    },
 }
 """Parameters tuned to Hearts' luck by ``python -m ratings.bench``; see ratings/README.md."""
 

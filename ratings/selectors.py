@@ -45,8 +45,9 @@ def inactive_days(since: datetime | None, until: datetime) -> int:
     return 0 if since is None else max(0, int((until - since).total_seconds() // 86400))
 
 
-def current_skill(model: RatingModel, mu: float, sigma: float, last_played_at: datetime | None,
-                  now: datetime) -> tuple[Skill, int]:
+def current_skill(
+    model: RatingModel, mu: float, sigma: float, last_played_at: datetime | None, now: datetime
+) -> tuple[Skill, int]:
     """A stored rating as of ``now``: the model's own inactivity decay applied for the whole days
     since the last game (what the model will apply before the next one), and those days."""
     days = inactive_days(last_played_at, now)
@@ -83,8 +84,9 @@ class CurrentRating:
     provisional: bool
 
 
-def current_rating(model: RatingModel, *, mu: float, sigma: float, games: int,
-                   last_played_at: datetime | None, now: datetime) -> CurrentRating:
+def current_rating(
+    model: RatingModel, *, mu: float, sigma: float, games: int, last_played_at: datetime | None, now: datetime
+) -> CurrentRating:
     """What every read shows of a stored rating (computed, never written): the decayed skill as
     of ``now`` (:func:`current_skill`), the whole days inactive, and provisional status from the
     decayed sigma (:func:`is_provisional`)."""
@@ -119,8 +121,7 @@ class Leaderboard:
     provisional: list[LeaderboardRow] = field(default_factory=list)
 
 
-def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
-                limit: int | None = None) -> Leaderboard:
+def leaderboard(*, league_id: int | None = None, now: datetime | None = None, limit: int | None = None) -> Leaderboard:
     """Established players ranked by the conservative estimate as of ``now`` (ties share a rank),
     and the provisional players apart; both only with enough games and recent activity.
     Provisional is decided as of ``now`` too (:func:`is_provisional` on the decayed sigma), not
@@ -137,16 +138,30 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None,
     min_games = setting("RATINGS_LEADERBOARD_MIN_GAMES")
     active_days = setting("RATINGS_LEADERBOARD_ACTIVE_DAYS")
     model = pool_model(league_id=league_id)
-    listed = (Rating.objects.filter(**pool_filter(league_id))
-              .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
-              .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at"))
-    board = Leaderboard(league_id=league_id, model_name=model.name, min_games=min_games,
-                        active_days=active_days, provisional_games=setting("RATINGS_PROVISIONAL_GAMES"))
+    listed = (
+        Rating.objects.filter(**pool_filter(league_id))
+        .filter(games__gte=min_games, last_played_at__gte=now - timedelta(days=active_days))
+        .values_list("player_id", "player__display_name", "mu", "sigma", "games", "last_played_at")
+    )
+    board = Leaderboard(
+        league_id=league_id,
+        model_name=model.name,
+        min_games=min_games,
+        active_days=active_days,
+        provisional_games=setting("RATINGS_PROVISIONAL_GAMES"),
+    )
     for player_id, name, mu, sigma, games, last_played_at in listed:
         current = current_rating(model, mu=mu, sigma=sigma, games=games, last_played_at=last_played_at, now=now)
-        row = LeaderboardRow(player_id=player_id, name=name, mu=mu, sigma=current.skill.sigma,
-                             conservative=current.skill.conservative, games=games,
-                             last_played_at=last_played_at, inactive_days=current.inactive_days)
+        row = LeaderboardRow(
+            player_id=player_id,
+            name=name,
+            mu=mu,
+            sigma=current.skill.sigma,
+            conservative=current.skill.conservative,
+            games=games,
+            last_played_at=last_played_at,
+            inactive_days=current.inactive_days,
+        )
         (board.provisional if current.provisional else board.ranked).append(row)
     for rows in (board.ranked, board.provisional):
         rows.sort(key=lambda row: (-row.conservative, -row.games, row.player_id))
@@ -191,13 +206,25 @@ def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Ratin
     ``current_provisional`` (from that sigma; the stored ``provisional`` is as of the last game).
     The rows are for reading: never save them."""
     now = now or timezone.now()
-    rows = list(Rating.objects.filter(player_id=player_id).select_related("league")
-                .order_by(F("league_id").asc(nulls_first=True)))
+    rows = list(
+        Rating.objects.filter(player_id=player_id)
+        .select_related("league")
+        .order_by(F("league_id").asc(nulls_first=True))
+    )
     for row in rows:
-        current = current_rating(stored_model(row.model_name, row.model_params), mu=row.mu, sigma=row.sigma,
-                                 games=row.games, last_played_at=row.last_played_at, now=now)
-        row.current, row.inactive_days, row.current_provisional = (current.skill, current.inactive_days,
-                                                                   current.provisional)
+        current = current_rating(
+            stored_model(row.model_name, row.model_params),
+            mu=row.mu,
+            sigma=row.sigma,
+            games=row.games,
+            last_played_at=row.last_played_at,
+            now=now,
+        )
+        row.current, row.inactive_days, row.current_provisional = (
+            current.skill,
+            current.inactive_days,
+            current.provisional,
+        )
     return rows
 
 
@@ -205,9 +232,15 @@ def player_rating_history(*, player_id: int, league_id: int | None = None, globa
     """A player's rated games, newest first: every pool, one league, or the global pool. Each row has
     ``games_then``, the player's rated games in that pool up to and including it (for
     :func:`provisional_after`)."""
-    rows = (RatingHistory.objects.filter(player_id=player_id).select_related("league", "rating")
-            .annotate(games_then=Window(RowNumber(), partition_by=[F("league_id")],
-                                        order_by=[F("played_at").asc(), F("game_id").asc()])))
+    rows = (
+        RatingHistory.objects.filter(player_id=player_id)
+        .select_related("league", "rating")
+        .annotate(
+            games_then=Window(
+                RowNumber(), partition_by=[F("league_id")], order_by=[F("played_at").asc(), F("game_id").asc()]
+            )
+        )
+    )
     if global_only:
         rows = rows.filter(league__isnull=True)
     elif league_id is not None:
@@ -244,7 +277,8 @@ def unfinished_game_of(*, player_id: int) -> int | None:
 def unfinished_games_of(*, player_ids) -> dict[int, int]:
     """For each of these players who sits themselves (not ``away``) at a game not yet finished
     (waiting or active), the id of that game (the newest if several); one query."""
-    seats = GameSeat.objects.filter(player_id__in=list(player_ids), away=False,
-                                    game__status__in=[Game.Status.WAITING, Game.Status.ACTIVE])
+    seats = GameSeat.objects.filter(
+        player_id__in=list(player_ids), away=False, game__status__in=[Game.Status.WAITING, Game.Status.ACTIVE]
+    )
     # Oldest first, so the newest game of a player is the one left in the dict.
     return dict(seats.order_by("game__created_at", "game_id").values_list("player_id", "game_id"))

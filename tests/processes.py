@@ -38,16 +38,37 @@ def wait_for(predicate, timeout=60.0, every=0.1, what="the condition"):
 
 
 def process_env(**extra) -> dict:
-    return {**os.environ, "DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING",
-            **{k: str(v) for k, v in extra.items()}}
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "LOG_LEVEL": "WARNING",
+        **{k: str(v) for k, v in extra.items()},
+    }
 
 
 def start_worker(log_path: Path, **extra_env) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2",
-         "-Q", django_settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel=WARNING", "--without-heartbeat",
-         "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=process_env(**extra_env), stdout=log_path.open("w"), stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "hearts_league",
+            "worker",
+            "--pool=threads",
+            "--concurrency=2",
+            "-Q",
+            django_settings.CELERY_TASK_DEFAULT_QUEUE,
+            "--loglevel=WARNING",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=ROOT,
+        env=process_env(**extra_env),
+        stdout=log_path.open("w"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 def stop(process: subprocess.Popen) -> None:

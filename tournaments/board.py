@@ -25,23 +25,39 @@ def board_for_tournament(tournament: Tournament) -> dict:
     """The board: the tournament, its latest round's tables, and the standings."""
     round_ = tournament.rounds.order_by("-number").first()
     board = {
-        "tournament": {"id": tournament.pk, "name": tournament.name, "status": tournament.status,
-                       "rounds_planned": tournament.total_rounds},
+        "tournament": {
+            "id": tournament.pk,
+            "name": tournament.name,
+            "status": tournament.status,
+            "rounds_planned": tournament.total_rounds,
+        },
         "round": None,
         "tables": [],
         "standings": [line.to_dict() for line in standings_for_tournament(tournament)],
     }
     if round_ is None:
         return board
-    board["round"] = {"number": round_.number, "status": round_.status, "is_final": round_.is_final,
-                      "started_at": round_.started_at.isoformat() if round_.started_at else None}
+    board["round"] = {
+        "number": round_.number,
+        "status": round_.status,
+        "is_final": round_.is_final,
+        "started_at": round_.started_at.isoformat() if round_.started_at else None,
+    }
     tables = list(round_.tables.select_related("game").order_by("number"))
     games = {t.game_id: t.game for t in tables if t.game_id}
     names = player_names(pid for t in tables for pid in t.players)
-    seats = {(s.game_id, s.seat): s for s in GameSeat.objects.filter(game_id__in=games).select_related("player")
-             .annotate(connections=Count("open_connections"))}
-    last_event = dict(GameEvent.objects.filter(game_id__in=games).values("game_id")
-                      .annotate(at=Max("recorded_at")).values_list("game_id", "at"))
+    seats = {
+        (s.game_id, s.seat): s
+        for s in GameSeat.objects.filter(game_id__in=games)
+        .select_related("player")
+        .annotate(connections=Count("open_connections"))
+    }
+    last_event = dict(
+        GameEvent.objects.filter(game_id__in=games)
+        .values("game_id")
+        .annotate(at=Max("recorded_at"))
+        .values_list("game_id", "at")
+    )
     totals: dict[int, list[int]] = {}
     hands: dict[int, int] = {}
     scored = GameEvent.objects.filter(game_id__in=games, type="HandScored").order_by("game_id", "seq")
@@ -61,33 +77,40 @@ def board_for_tournament(tournament: Tournament) -> dict:
         for seat, pid in enumerate(table.players):
             row = seats.get((table.game_id, seat))
             cpu = seat in table.cpu_fill or bool(row and row.player and row.player.is_cpu)
-            table_seats.append({
-                "seat": seat,
-                "player_id": pid,
-                "name": names.get(pid, ""),
-                "cpu_fill": seat in table.cpu_fill,
-                "away": bool(row and row.away),  # a CPU plays the seat until the player is back
-                "disconnected": bool(row and row.disconnected_since),
-                "connected": bool(row and row.connections),  # the table open on some device
-                "cpu": cpu,
-            })
+            table_seats.append(
+                {
+                    "seat": seat,
+                    "player_id": pid,
+                    "name": names.get(pid, ""),
+                    "cpu_fill": seat in table.cpu_fill,
+                    "away": bool(row and row.away),  # a CPU plays the seat until the player is back
+                    "disconnected": bool(row and row.disconnected_since),
+                    "connected": bool(row and row.connections),  # the table open on some device
+                    "cpu": cpu,
+                }
+            )
         # to act, a person, and neither at the table nor yet replaced by a CPU
-        waiting = [s for s in progress["to_act"]
-                   if not table_seats[s]["cpu"] and not table_seats[s]["away"] and not table_seats[s]["connected"]]
+        waiting = [
+            s
+            for s in progress["to_act"]
+            if not table_seats[s]["cpu"] and not table_seats[s]["away"] and not table_seats[s]["connected"]
+        ]
         since = last_event.get(table.game_id)
-        board["tables"].append({
-            "id": table.pk,
-            "number": table.number,
-            "status": table.status,
-            "game": table.game_id,
-            "seats": table_seats,
-            "hand_number": progress["hand_number"],
-            "phase": progress["phase"],
-            "to_act": progress["to_act"],
-            "since": since.isoformat() if since and progress["to_act"] else None,
-            "waiting_on_absent": waiting,
-            "cpu_to_act": any(table_seats[s]["cpu"] or table_seats[s]["away"] for s in progress["to_act"]),
-            "totals": None if hidden else totals.get(table.game_id),
-            "sealed": hidden,
-        })
+        board["tables"].append(
+            {
+                "id": table.pk,
+                "number": table.number,
+                "status": table.status,
+                "game": table.game_id,
+                "seats": table_seats,
+                "hand_number": progress["hand_number"],
+                "phase": progress["phase"],
+                "to_act": progress["to_act"],
+                "since": since.isoformat() if since and progress["to_act"] else None,
+                "waiting_on_absent": waiting,
+                "cpu_to_act": any(table_seats[s]["cpu"] or table_seats[s]["away"] for s in progress["to_act"]),
+                "totals": None if hidden else totals.get(table.game_id),
+                "sealed": hidden,
+            }
+        )
     return board

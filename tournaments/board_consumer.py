@@ -43,8 +43,13 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         self.tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
         await self.accept()
         if not await database_sync_to_async(Tournament.objects.filter(pk=self.tournament_id).exists)():
-            await self.send_json({"type": "error", "code": "tournament_not_found",
-                                  "detail": f"There is no tournament {self.tournament_id}."})
+            await self.send_json(
+                {
+                    "type": "error",
+                    "code": "tournament_not_found",
+                    "detail": f"There is no tournament {self.tournament_id}.",
+                }
+            )
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.limiter = TokenBucket(settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST)
@@ -122,8 +127,11 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
             await self.error("rate_limited", "Too many frames: slow down.")
             return
         try:
-            frame = parse_json(text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace"),
-                               max_size=settings.HEARTS_WS_MAX_FRAME, max_depth=settings.HEARTS_WS_MAX_DEPTH)
+            frame = parse_json(
+                text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace"),
+                max_size=settings.HEARTS_WS_MAX_FRAME,
+                max_depth=settings.HEARTS_WS_MAX_DEPTH,
+            )
         except JSONInputError:
             await self.error("invalid_frame", "Frames are JSON objects.")
             return

@@ -97,8 +97,12 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.seat, self.unseated_kind, sealed = found
         self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
         if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
-            await self._refuse(CLOSE_HIDDEN, "hidden_until_round_over", "This table plays deals other tables of "
-                               "its round are still playing: it can be watched once the round is over.")
+            await self._refuse(
+                CLOSE_HIDDEN,
+                "hidden_until_round_over",
+                "This table plays deals other tables of "
+                "its round are still playing: it can be watched once the round is over.",
+            )
             return
         self.device_id = query.get("device_id", [""])[0][:128]
         self.connection_id = uuid.uuid4().hex
@@ -114,8 +118,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self._seat_taken(self.seat)
         await self._watch(self.seat is None)
-        await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat,
-                              "seq": await self._current_seq()})
+        await self.send_json(
+            {"type": "hello", "game": self.game_id, "seat": self.seat, "seq": await self._current_seq()}
+        )
         await self.catch_up(after)
 
     async def _refuse(self, code: int, error: str, detail: str) -> None:
@@ -149,7 +154,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         live.connection_opened(self.connection_id, self.game_id, seat, self.player.pk)
         try:
             await database_sync_to_async(presence.seat_connected)(
-                game_id=self.game_id, seat=seat, connection_id=self.connection_id, device_id=self.device_id)
+                game_id=self.game_id, seat=seat, connection_id=self.connection_id, device_id=self.device_id
+            )
         except BaseException:
             live.connection_closed(self.connection_id)
             raise
@@ -162,7 +168,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         seat, player_id = recorded
         live.connection_closed(self.connection_id)
         await database_sync_to_async(presence.seat_disconnected)(
-            game_id=self.game_id, seat=seat, player_id=player_id, connection_id=self.connection_id)
+            game_id=self.game_id, seat=seat, player_id=player_id, connection_id=self.connection_id
+        )
 
     # --- incoming frames ---------------------------------------------------------------------
 
@@ -188,9 +195,13 @@ class GameConsumer(AsyncWebsocketConsumer):
             frame = parse_json(raw, max_size=settings.HEARTS_WS_MAX_FRAME, max_depth=settings.HEARTS_WS_MAX_DEPTH)
         except JSONInputError as refused:
             code = "frame_too_large" if refused.code == "body_too_large" else refused.code
-            await self.error(code, {"frame_too_large": f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} "
-                                    "characters.", "json_too_deep": f"Frames nest at most "
-                                    f"{settings.HEARTS_WS_MAX_DEPTH} levels."}.get(code, "Frames are JSON objects."))
+            await self.error(
+                code,
+                {
+                    "frame_too_large": f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} characters.",
+                    "json_too_deep": f"Frames nest at most {settings.HEARTS_WS_MAX_DEPTH} levels.",
+                }.get(code, "Frames are JSON objects."),
+            )
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
             await self.error("invalid_frame", "A frame is a JSON object with a string 'type'.")
@@ -226,18 +237,22 @@ class GameConsumer(AsyncWebsocketConsumer):
         try:
             values, command_id, expected_seq = parse_command(frame)
         except ValidationError as invalid:
-            await self.error("invalid", "The command is not valid.", command_id=command_id,
-                             errors=invalid.detail)
+            await self.error("invalid", "The command is not valid.", command_id=command_id, errors=invalid.detail)
             return
         try:
             result = await database_sync_to_async(game_services.game_execute_command)(
-                game_id=self.game_id, player=self.player, command=values,
-                command_id=command_id, expected_seq=expected_seq)
+                game_id=self.game_id,
+                player=self.player,
+                command=values,
+                command_id=command_id,
+                expected_seq=expected_seq,
+            )
         except DomainError as error:
             await self.error(error.error_code, str(error.detail), command_id=command_id, **error.extra)
             return
-        await self.send_json({"type": "ack", "command_id": command_id, "seq": result.game.seq,
-                              "duplicate": result.duplicate})
+        await self.send_json(
+            {"type": "ack", "command_id": command_id, "seq": result.game.seq, "duplicate": result.duplicate}
+        )
         await self.catch_up(self.sent_seq, at_least=result.game.seq)
 
     async def answer_invitation(self, *, accept: bool):
@@ -250,8 +265,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         except DomainError as error:
             await self.error(error.error_code, str(error.detail), **error.extra)
             return
-        await self.send_json({"type": "invitation", "invitation": invitation.pk, "status": invitation.status,
-                              "seq": self.sent_seq})
+        await self.send_json(
+            {"type": "invitation", "invitation": invitation.pk, "status": invitation.status, "seq": self.sent_seq}
+        )
         async with self.send_lock:
             await self._seat_changed(await database_sync_to_async(self._current_seat)(), "invitation_accepted")
         await self.catch_up(self.sent_seq)
@@ -259,13 +275,15 @@ class GameConsumer(AsyncWebsocketConsumer):
     def _answer_invitation(self, accept: bool):
         from tournaments.models import SeatInvitation
 
-        pending = SeatInvitation.objects.filter(game_id=self.game_id, player=self.player,
-                                                status=SeatInvitation.Status.PENDING).values_list("pk", flat=True)
+        pending = SeatInvitation.objects.filter(
+            game_id=self.game_id, player=self.player, status=SeatInvitation.Status.PENDING
+        ).values_list("pk", flat=True)
         invitation_id = pending.first()
         if invitation_id is None:
             raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
-        return game_services.invitation_answer(invitation_id=invitation_id, player=self.player, accept=accept,
-                                               device_id=self.device_id)
+        return game_services.invitation_answer(
+            invitation_id=invitation_id, player=self.player, accept=accept, device_id=self.device_id
+        )
 
     # --- outgoing ----------------------------------------------------------------------------
 
@@ -286,8 +304,9 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def game_watchers(self, message):
         """Group message: who watches the table now, names only."""
-        await self.send_json({"type": "spectators", "names": message["names"], "anonymous": message["anonymous"],
-                              "seq": self.sent_seq})
+        await self.send_json(
+            {"type": "spectators", "names": message["names"], "anonymous": message["anonymous"], "seq": self.sent_seq}
+        )
 
     async def _watch(self, watching: bool) -> None:
         """Enter or leave the table's spectators list (an unseated connection is on it), and tell
@@ -298,19 +317,23 @@ class GameConsumer(AsyncWebsocketConsumer):
         try:  # best effort: the list is a courtesy, never a reason to drop a connection
             if watching:
                 summary = await database_sync_to_async(watchers.watcher_seen)(
-                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name()
+                )
             else:
                 summary = await database_sync_to_async(watchers.watcher_gone)(
-                    game_id=self.game_id, connection_id=self.connection_id)
-            await self.channel_layer.group_send(live.group_name(self.game_id),
-                                                {"type": "game.watchers", "game": self.game_id, **summary})
+                    game_id=self.game_id, connection_id=self.connection_id
+                )
+            await self.channel_layer.group_send(
+                live.group_name(self.game_id), {"type": "game.watchers", "game": self.game_id, **summary}
+            )
         except Exception:
             log.exception("game %s: the spectators list could not be updated", self.game_id)
 
     async def _still_watching(self) -> None:
         try:
             await database_sync_to_async(watchers.watcher_seen)(
-                game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name())
+                game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name()
+            )
         except Exception:
             log.exception("game %s: the spectators list could not be refreshed", self.game_id)
 
@@ -331,8 +354,11 @@ class GameConsumer(AsyncWebsocketConsumer):
                     # Going on from a seq the game has not reached would skip every event up
                     # to it: go on from the game's seq and tell the client.
                     self.sent_seq = beyond.seq
-                    await self.error("after_beyond_game", f"The game is at seq {beyond.seq}; there is "
-                                     f"nothing after {start}. Resume from a seq you have received.")
+                    await self.error(
+                        "after_beyond_game",
+                        f"The game is at seq {beyond.seq}; there is "
+                        f"nothing after {start}. Resume from a seq you have received.",
+                    )
                     return
             frames, seq, seat = ready
             for frame in frames:
@@ -384,8 +410,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             seats.append(seat)
         return seats, seat
 
-    def _frames(self, game: Game, rows: list, seats: list, seat: int | None, after: int,
-                view: dict | None) -> tuple[list[dict], int, int | None]:
+    def _frames(
+        self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: dict | None
+    ) -> tuple[list[dict], int, int | None]:
         """Event frames for ``rows``, each redacted for the seat held at it, then the state frame
         (if ``view``, ``seat``'s view after the last row)."""
         frames = []
@@ -393,9 +420,15 @@ class GameConsumer(AsyncWebsocketConsumer):
             sight = self._sight(game, held)
             frames.append({"type": "event", "seq": row.seq, "event": visible_event(row, sight)})
         if view is not None:
-            frames.append({"type": "state", "seq": game.seq, "status": game.status,
-                           "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-                           "state": view})
+            frames.append(
+                {
+                    "type": "state",
+                    "seq": game.seq,
+                    "status": game.status,
+                    "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+                    "state": view,
+                }
+            )
         return frames, rows[-1].seq if rows else after, seat
 
     def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
@@ -411,14 +444,18 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self._watch(seat is None)
         await self.send_json({"type": "seat", "seat": seat, "seq": self.sent_seq, "reason": reason})
         if seat is None and self.sealed and self.unseated_kind != ViewerKind.STAFF:
-            await self.error("hidden_until_round_over", "You no longer sit at this table, which plays deals "
-                             "other tables are still playing: it can be watched once the round is over.")
+            await self.error(
+                "hidden_until_round_over",
+                "You no longer sit at this table, which plays deals "
+                "other tables are still playing: it can be watched once the round is over.",
+            )
             await self.close(code=CLOSE_HIDDEN)
 
     async def error(self, code: str, detail: str, **extra):
         """An error frame; ``detail`` (English in the code) in the connection's language."""
-        await self.send_json({"type": "error", "code": code, "detail": localize(detail, self.language),
-                              "seq": self.sent_seq, **extra})
+        await self.send_json(
+            {"type": "error", "code": code, "detail": localize(detail, self.language), "seq": self.sent_seq, **extra}
+        )
 
     async def send_json(self, content: dict):
         await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())
@@ -450,4 +487,5 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def _current_seq(self) -> int:
         return await database_sync_to_async(
-            lambda: Game.objects.filter(pk=self.game_id).values_list("seq", flat=True).first() or 0)()
+            lambda: Game.objects.filter(pk=self.game_id).values_list("seq", flat=True).first() or 0
+        )()

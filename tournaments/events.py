@@ -81,5 +81,15 @@ class DealSaltRevealed(TableEvent):
     salt: str
 
 
-TABLE_EVENT_TYPES = {cls.type for cls in (PlayersSeated, SeatVacated, SeatReclaimed, SeatReassigned,
-                                          DealCommitted, HandLimitReached, DealSaltRevealed)}
+TABLE_EVENT_TYPES = {
+    cls.type
+    for cls in (
+        PlayersSeated,
+        SeatVacated,
+        SeatReclaimed,
+        SeatReassigned,
+        DealCommitted,
+        HandLimitReached,
+        DealSaltRevealed,
+    )
+}

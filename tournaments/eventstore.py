@@ -63,14 +63,33 @@ def _hmac(message: bytes) -> str:
     return state.hexdigest()
 
 
-def event_hash(previous: str, *, seq: int, type: str, version: int, payload: dict, recorded_at: datetime,
-               command_id: str, actor_seat: int | None, cause: str, keyed: bool = True) -> str:
+def event_hash(
+    previous: str,
+    *,
+    seq: int,
+    type: str,
+    version: int,
+    payload: dict,
+    recorded_at: datetime,
+    command_id: str,
+    actor_seat: int | None,
+    cause: str,
+    keyed: bool = True,
+) -> str:
     """HMAC-SHA256 under ``HEARTS_CHAIN_KEY`` (plain sha256 with ``keyed=False``: logs stored
     before the key) of the previous hash and the canonical JSON of everything stored for the event."""
-    body = canonical_json({
-        "seq": seq, "type": type, "v": version, "payload": payload, "at": _timestamp(recorded_at),
-        "command_id": command_id, "actor_seat": actor_seat, "cause": cause,
-    })
+    body = canonical_json(
+        {
+            "seq": seq,
+            "type": type,
+            "v": version,
+            "payload": payload,
+            "at": _timestamp(recorded_at),
+            "command_id": command_id,
+            "actor_seat": actor_seat,
+            "cause": cause,
+        }
+    )
     message = (previous + body).encode()
     if keyed:
         return _hmac(message)
@@ -78,9 +97,18 @@ def event_hash(previous: str, *, seq: int, type: str, version: int, payload: dic
 
 
 def row_hash(row: GameEvent, previous: str, *, keyed: bool = True) -> str:
-    return event_hash(previous, seq=row.seq, type=row.type, version=row.version, payload=row.payload,
-                      recorded_at=row.recorded_at, command_id=row.command_id, actor_seat=row.actor_seat,
-                      cause=row.cause, keyed=keyed)
+    return event_hash(
+        previous,
+        seq=row.seq,
+        type=row.type,
+        version=row.version,
+        payload=row.payload,
+        recorded_at=row.recorded_at,
+        command_id=row.command_id,
+        actor_seat=row.actor_seat,
+        cause=row.cause,
+        keyed=keyed,
+    )
 
 
 def chain_seal(game_id: int, seq: int, head: str) -> str:
@@ -94,8 +122,11 @@ def _is_keyed(game: Game, seq: int) -> bool:
 
 def deal_commitment(salt: str, hand_dealt: dict) -> str:
     """What DealCommitted publishes for a HandDealt event (its cards, salted)."""
-    deal = {"hand_number": hand_dealt["hand_number"], "hands": hand_dealt["hands"],
-            "kitty": hand_dealt.get("kitty", [])}
+    deal = {
+        "hand_number": hand_dealt["hand_number"],
+        "hands": hand_dealt["hands"],
+        "kitty": hand_dealt.get("kitty", []),
+    }
     return hashlib.sha256((salt + canonical_json(deal)).encode()).hexdigest()
 
 
@@ -115,8 +146,9 @@ def is_engine_event(event_type: str) -> bool:
 # --- appending ------------------------------------------------------------------------------
 
 
-def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id: str = "",
-                  actor_seat: int | None = None) -> list[GameEvent]:
+def append_events(
+    game: Game, events: Iterable[dict], *, cause: str, command_id: str = "", actor_seat: int | None = None
+) -> list[GameEvent]:
     """Append events to a game whose row the caller has locked, inside its transaction.
 
     Every HandDealt is followed by its DealCommitted. Updates ``game.seq`` (the caller saves).
@@ -127,8 +159,9 @@ def append_events(game: Game, events: Iterable[dict], *, cause: str, command_id:
     return rows
 
 
-def new_rows(game: Game, events: Iterable[dict], *, cause: str, command_id: str = "",
-             actor_seat: int | None = None) -> list[GameEvent]:
+def new_rows(
+    game: Game, events: Iterable[dict], *, cause: str, command_id: str = "", actor_seat: int | None = None
+) -> list[GameEvent]:
     """The rows that append ``events`` to the game's log, chained and hashed, not saved yet
     (each HandDealt followed by its DealCommitted). Updates ``game.seq`` and ``game.head_hash``."""
     previous = game.head_hash if game.seq else GENESIS_HASH
@@ -139,8 +172,17 @@ def new_rows(game: Game, events: Iterable[dict], *, cause: str, command_id: str 
         seq = game.seq + len(rows) + 1
         # game_id, not game: the feed holds rows for a long time, and a cached game would
         # keep every command's copy of the game row alive with them.
-        row = GameEvent(game_id=game.pk, seq=seq, type=event["type"], version=event["v"], payload=payload,
-                        recorded_at=now, command_id=command_id or "", actor_seat=actor_seat, cause=cause)
+        row = GameEvent(
+            game_id=game.pk,
+            seq=seq,
+            type=event["type"],
+            version=event["v"],
+            payload=payload,
+            recorded_at=now,
+            command_id=command_id or "",
+            actor_seat=actor_seat,
+            cause=cause,
+        )
         row.hash = previous = row_hash(row, previous, keyed=_is_keyed(game, seq))
         rows.append(row)
     if rows:
@@ -152,8 +194,9 @@ def _with_commitments(game: Game, events: Iterable[dict]):
     for event in events:
         yield event
         if event["type"] == "HandDealt":
-            yield DealCommitted(hand_number=event["hand_number"],
-                                commitment=deal_commitment(game.deal_salt, event)).to_dict()
+            yield DealCommitted(
+                hand_number=event["hand_number"], commitment=deal_commitment(game.deal_salt, event)
+            ).to_dict()
 
 
 # --- engine state -----------------------------------------------------------------------------
@@ -194,8 +237,14 @@ class _EngineCache:
                 return None
             return self._entries.pop(game_id)
 
-    def put(self, game_id: int, version: tuple[int, str], state: engine.Game, row: Game | None = None,
-            seats: list | None = None) -> None:
+    def put(
+        self,
+        game_id: int,
+        version: tuple[int, str],
+        state: engine.Game,
+        row: Game | None = None,
+        seats: list | None = None,
+    ) -> None:
         with self._lock:
             current = self._entries.get(game_id)
             if current is None or current.version[0] <= version[0]:
@@ -236,8 +285,9 @@ def game_position(game: Game, up_to_seq: int) -> engine.Position:
     """The game as it stood after event ``up_to_seq`` of its log (a replay's step): inside a
     command's events too, and with nothing dealt that the log does not hold by then."""
     rows = GameEvent.objects.filter(game=game, seq__lte=up_to_seq).order_by("seq")
-    dicts = [{"type": t, "v": v, **p} for t, v, p in rows.values_list("type", "version", "payload")
-             if is_engine_event(t)]
+    dicts = [
+        {"type": t, "v": v, **p} for t, v, p in rows.values_list("type", "version", "payload") if is_engine_event(t)
+    ]
     return engine.Game.position(dicts, len(dicts))
 
 
@@ -335,8 +385,13 @@ class AuditReport:
     reason: str = ""
 
     def to_dict(self) -> dict:
-        return {"game": self.game_id, "ok": self.ok, "events_checked": self.events_checked,
-                "first_bad_seq": self.first_bad_seq, "reason": self.reason}
+        return {
+            "game": self.game_id,
+            "ok": self.ok,
+            "events_checked": self.events_checked,
+            "first_bad_seq": self.first_bad_seq,
+            "reason": self.reason,
+        }
 
 
 _EVENT_INDEX = re.compile(r"events? (?:from )?(\d+)")
@@ -358,7 +413,8 @@ def audit_game(game: Game) -> AuditReport:
         if row.hash != previous:
             return bad(row.seq, "hash chain broken: the event was edited")
         if row.seq == game.chain_sealed_seq and not hmac.compare_digest(
-                game.chain_seal, chain_seal(game.pk, row.seq, previous)):
+            game.chain_seal, chain_seal(game.pk, row.seq, previous)
+        ):
             return bad(row.seq, "the seal of the log stored before the chain key does not match")
     if game.chain_sealed_seq > len(rows):
         return bad(len(rows) + 1, f"the log was sealed with {game.chain_sealed_seq} events but has {len(rows)}")
@@ -375,7 +431,8 @@ def audit_game(game: Game) -> AuditReport:
         if row.type == "HandDealt":
             last_deal = event_dict(row)
         elif row.type == "DealCommitted" and (
-                last_deal is None or deal_commitment(salt, last_deal) != row.payload["commitment"]):
+            last_deal is None or deal_commitment(salt, last_deal) != row.payload["commitment"]
+        ):
             return bad(row.seq, "the deal does not match its commitment")
 
     engine_rows = [row for row in rows if is_engine_event(row.type)]
@@ -397,8 +454,9 @@ def audit_game(game: Game) -> AuditReport:
     over = replayed.phase == "game_over" or stopped is not None
     if over != game.is_over:
         return bad(rows[-1].seq, "the stored game status disagrees with the replay")
-    if stopped is not None and (stopped.payload["totals"] != list(replayed.totals)
-                                or replayed.hand_number != stopped.payload["hands"] + 1):
+    if stopped is not None and (
+        stopped.payload["totals"] != list(replayed.totals) or replayed.hand_number != stopped.payload["hands"] + 1
+    ):
         return bad(stopped.seq, "the hand limit was not where the replay says")
     if over and game.final_totals != list(replayed.totals):
         return bad(rows[-1].seq, "the stored result disagrees with the replay")

@@ -85,7 +85,7 @@ class Feed:
                     merged = [r for r in current_rows if r.seq < rows[0].seq] + rows
                 else:
                     merged = list(rows)
-            self._games[game.pk] = (game, merged[-self._keep:])
+            self._games[game.pk] = (game, merged[-self._keep :])
             self._games.move_to_end(game.pk)
             while len(self._games) > self._size:
                 self._games.popitem(last=False)
@@ -96,9 +96,12 @@ class Feed:
 
 
 _GAME, _EVENT = sql.Columns(Game, "g"), sql.Columns(GameEvent, "e")
-_GAME_AND_EVENTS_SINCE = sql.Statement(lambda: (
-    f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
-    f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s ORDER BY e.seq"))
+_GAME_AND_EVENTS_SINCE = sql.Statement(
+    lambda: (
+        f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
+        f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s ORDER BY e.seq"
+    )
+)
 
 
 def _game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[GameEvent]]:
@@ -119,7 +122,7 @@ def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | 
         return []
     if rows and rows[0].seq <= after + 1 and rows[-1].seq >= last:
         first = rows[0].seq  # rows are contiguous by seq: slice, do not scan
-        return rows[after + 1 - first:last + 1 - first]
+        return rows[after + 1 - first : last + 1 - first]
     return None
 
 

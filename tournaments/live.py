@@ -47,8 +47,12 @@ def notify(game_id: int, seq: int) -> None:
 
 def tournament_changed(tournament_id: int) -> None:
     """Tell the tournament's boards (console, screen, players' page) to read it again (best effort)."""
-    _group_send(0, {"type": "tournament.changed", "tournament": tournament_id}, "board changed",
-                group=tournament_group_name(tournament_id))
+    _group_send(
+        0,
+        {"type": "tournament.changed", "tournament": tournament_id},
+        "board changed",
+        group=tournament_group_name(tournament_id),
+    )
 
 
 def seats_changed(game_id: int) -> None:
@@ -80,8 +84,7 @@ def _group_send(game_id: int, message: dict, what: str, group: str | None = None
         elif settings.REDIS_URL and _running_loop() is None:
             # No server here (a Celery worker, a management command): one long-lived loop, so one
             # Redis connection, for every notification of the process.
-            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message),
-                                                    _notifier_loop())
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _notifier_loop())
             sent.result(5)
         else:
             async_to_sync(layer.group_send)(group, message)
@@ -198,8 +201,9 @@ class CeleryScheduler:
 scheduler = CeleryScheduler()
 
 
-def game_advanced(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None,
-                  finished: bool = False) -> None:
+def game_advanced(
+    game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None, finished: bool = False
+) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify(game_id, seq)
     # The change is committed already: a broker that is down must not turn it into an error for

@@ -36,8 +36,7 @@ def normalise_username(value: str) -> str:
     """The username as stored: NFKC, ASCII ``[A-Za-z0-9_.@+-]``, 3-150 characters (case kept)."""
     name = unicodedata.normalize("NFKC", value or "")
     if not USERNAME.fullmatch(name):
-        raise InvalidName("invalid_username",
-                         "A username is 3 to 150 letters (a-z), digits or . @ + - _ characters.")
+        raise InvalidName("invalid_username", "A username is 3 to 150 letters (a-z), digits or . @ + - _ characters.")
     return name
 
 
@@ -48,8 +47,10 @@ def clean_display_name(value: str, max_length: int = 60) -> str:
     for char in name:
         category = unicodedata.category(char)
         if category in _REFUSED_CATEGORIES or char in _INVISIBLE or (category == "Zs" and char != " "):
-            raise InvalidName("invalid_display_name",
-                             f"A display name cannot contain the invisible or control character U+{ord(char):04X}.")
+            raise InvalidName(
+                "invalid_display_name",
+                f"A display name cannot contain the invisible or control character U+{ord(char):04X}.",
+            )
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
         raise InvalidName("invalid_display_name", "A display name needs at least one letter or digit.")
     if len(name) > max_length:

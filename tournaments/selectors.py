@@ -18,8 +18,7 @@ def players_list(*, cpu: bool | None = None):
     return players
 
 
-def games_list(*, player_id=None, status=None, ranked=None, league_id=None, created_after=None,
-               created_before=None):
+def games_list(*, player_id=None, status=None, ranked=None, league_id=None, created_after=None, created_before=None):
     """Games, newest first, filtered as the lobby and history pages need."""
     from tournaments.models import Game
 
@@ -45,8 +44,9 @@ def held_invitations(game):
 
     from tournaments.models import SeatInvitation
 
-    return SeatInvitation.objects.filter(game=game, status=SeatInvitation.Status.PENDING,
-                                         expires_at__gt=timezone.now()).select_related("player")
+    return SeatInvitation.objects.filter(
+        game=game, status=SeatInvitation.Status.PENDING, expires_at__gt=timezone.now()
+    ).select_related("player")
 
 
 def invitations_for(player):

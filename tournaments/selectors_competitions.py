@@ -200,10 +200,7 @@ def results_rows(tournament: Tournament) -> list[dict]:
     results = TableResult.objects.filter(table__round__tournament=tournament)
     if tournament.duplicate_deals:
         results = results.filter(table__round__status=Round.Status.FINISHED)
-    results = (
-        results.select_related("table__round", "player")
-        .order_by("table__round__number", "table__number", "seat")
-    )
+    results = results.select_related("table__round", "player").order_by("table__round__number", "table__number", "seat")
     rulings = {
         (ruling.table_id, ruling.seat): ruling.reason
         for ruling in Ruling.objects.filter(table__round__tournament=tournament).order_by("id")

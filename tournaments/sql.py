@@ -108,7 +108,7 @@ def insert(objs: Sequence[Model]) -> None:
     connection = default_connection
     model = type(objs[0])
     for start in range(0, len(objs), INSERT_BATCH):  # SQLite allows 32,766 parameters a statement
-        batch = objs[start:start + INSERT_BATCH]
+        batch = objs[start : start + INSERT_BATCH]
         statement, fields, returning = _insert_statement(model, len(batch), connection.vendor)
         params = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in batch for field in fields]
         with connection.cursor() as cursor:
@@ -126,8 +126,9 @@ def _insert_statement(model: type[Model], rows: int, vendor: str) -> tuple[str, 
     meta = model._meta
     fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
     one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    statement = (f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)}) "
-                 f"VALUES {', '.join([one] * rows)}")
+    statement = (
+        f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)}) VALUES {', '.join([one] * rows)}"
+    )
     returning = default_connection.features.can_return_rows_from_bulk_insert and meta.auto_field is not None
     if returning:
         statement += f" RETURNING {quote(meta.auto_field.column)}"
@@ -154,8 +155,9 @@ def _update_statement(model: type[Model], field_names: tuple[str, ...], vendor: 
     return f"UPDATE {table(model)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields
 
 
-def update_and_insert_if(obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence,
-                         objs: Sequence[Model]) -> bool:
+def update_and_insert_if(
+    obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence, objs: Sequence[Model]
+) -> bool:
     """In one statement (PostgreSQL): UPDATE these fields of ``obj`` if its row still matches
     ``condition`` (SQL on the row's table, unaliased), and INSERT ``objs`` (new instances of one
     model) only if it did, setting their primary keys. False, and nothing written, if the row
@@ -171,11 +173,14 @@ def update_and_insert_if(obj: Model, field_names: Sequence[str], condition: str,
     if inserting is not None:
         columns, insert_fields, pk_column = _insert_select(inserting, connection.vendor)
         one = "(" + ", ".join(f"%s::{field.cast_db_type(connection)}" for field in insert_fields) + ")"
-        statement += (f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
-                      f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"
-                      f" SELECT (SELECT count(*) FROM moved), {pk_column} FROM inserted")
-        params.extend(field.get_db_prep_save(field.pre_save(new, True), connection)
-                      for new in objs for field in insert_fields)
+        statement += (
+            f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
+            f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"
+            f" SELECT (SELECT count(*) FROM moved), {pk_column} FROM inserted"
+        )
+        params.extend(
+            field.get_db_prep_save(field.pre_save(new, True), connection) for new in objs for field in insert_fields
+        )
     else:
         statement += " SELECT count(*) FROM moved"
     with connection.cursor() as cursor:

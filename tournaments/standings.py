@@ -52,7 +52,7 @@ def _exact_table_points(totals: Sequence[int], points_by_place: PointsByPlace) -
     first_place = 0
     for _, tied in itertools.groupby(order, key=lambda seat: totals[seat]):
         tied = list(tied)
-        shared = place_points[first_place:first_place + len(tied)]
+        shared = place_points[first_place : first_place + len(tied)]
         for seat in tied:
             points[seat] = sum(shared) / len(tied)
         first_place += len(tied)
@@ -85,7 +85,7 @@ class StandingRow:
 
     @property
     def rank_label(self) -> str:
-        """"3", or "=3" when the rank is shared."""
+        """ "3", or "=3" when the rank is shared."""
         return f"={self.rank}" if self.shared else str(self.rank)
 
 
@@ -125,8 +125,7 @@ def standings(
     """
     tables = [dict(result) for result in results]
     games = [
-        dict(zip(totals, _exact_table_points(list(totals.values()), points_by_place), strict=True))
-        for totals in tables
+        dict(zip(totals, _exact_table_points(list(totals.values()), points_by_place), strict=True)) for totals in tables
     ]
     table_points_total: defaultdict = defaultdict(Fraction)
     hearts: Counter = Counter()
@@ -157,23 +156,23 @@ def standings(
     position = 1
     for group in tied_groups:
         for player in group:
-            rows.append(StandingRow(
-                rank=position,
-                player=player,
-                table_points=float(table_points_total[player]),
-                hearts_points=hearts[player],
-                opponents_strength=float(strength[player]),
-                head_to_head=float(head_to_head[player]) if player in head_to_head else None,
-                games=n_games[player],
-                shared=len(group) > 1,
-            ))
+            rows.append(
+                StandingRow(
+                    rank=position,
+                    player=player,
+                    table_points=float(table_points_total[player]),
+                    hearts_points=hearts[player],
+                    opponents_strength=float(strength[player]),
+                    head_to_head=float(head_to_head[player]) if player in head_to_head else None,
+                    games=n_games[player],
+                    shared=len(group) > 1,
+                )
+            )
         position += len(group)
     return rows
 
 
-def _split_by_head_to_head(
-    group: list[P], games: list[dict], head_to_head: dict, order: dict
-) -> list[list[P]]:
+def _split_by_head_to_head(group: list[P], games: list[dict], head_to_head: dict, order: dict) -> list[list[P]]:
     """Split a tied group by head to head (see ``standings``), best part first."""
     if len(group) < 2:
         return [group]
@@ -182,8 +181,7 @@ def _split_by_head_to_head(
     if len(met) < len(group) * (len(group) - 1) // 2:
         return [sorted(group, key=order.__getitem__)]
     scores = {
-        player: sum((game[player] for game in games if player in game and len(members & game.keys()) > 1),
-                    Fraction(0))
+        player: sum((game[player] for game in games if player in game and len(members & game.keys()) > 1), Fraction(0))
         for player in group
     }
     for player, score in scores.items():
@@ -214,5 +212,6 @@ def matchpoints(results_by_deal: Mapping[Hashable, Iterable[Sequence[tuple[P, in
                 for i, (player, hearts) in enumerate(at_seat):
                     others = [other for j, (_, other) in enumerate(at_seat) if j != i]
                     points[player] += sum(hearts < other for other in others) + 0.5 * sum(
-                        hearts == other for other in others)
+                        hearts == other for other in others
+                    )
     return dict(points)

@@ -92,8 +92,14 @@ def seat_of_user(game: Game, user, seats: list[GameSeat] | None = None) -> int |
         return None
     if seats is None:
         return game.seats.filter(player__user_id=user.pk).values_list("seat", flat=True).first()
-    return next((s.seat for s in seats if s.player is not None and s.player.user_id is not None
-                 and s.player.user_id == user.pk), None)
+    return next(
+        (
+            s.seat
+            for s in seats
+            if s.player is not None and s.player.user_id is not None and s.player.user_id == user.pk
+        ),
+        None,
+    )
 
 
 def seat_of_player(seats, player_id: int | None) -> int | None:

@@ -69,8 +69,15 @@ def index(request):
         except DomainError as error:
             forms.show_refusal(league_form if kind == "league" else season_form, error)
     tournaments = selectors.tournaments_list().filter(league__in=leagues)[:50]
-    response = _page(request, "director/index.html", "director", leagues=leagues, tournaments=tournaments,
-                     league_form=league_form, season_form=season_form)
+    response = _page(
+        request,
+        "director/index.html",
+        "director",
+        leagues=leagues,
+        tournaments=tournaments,
+        league_form=league_form,
+        season_form=season_form,
+    )
     if request.method == "POST":
         response.status_code = 400  # a form with errors (a success redirects)
     return response
@@ -103,8 +110,12 @@ def _round_choices(round_: Round | None):
     tables = list(round_.tables.order_by("number"))
     names = selectors.player_names(pid for t in tables for pid in t.players)
     table_choices = [(t.pk, _("Table %(n)s") % {"n": t.number}) for t in tables]
-    seated = [(pid, f"{names.get(pid, '?')} ({_('table')} {t.number})") for t in tables
-              for seat, pid in enumerate(t.players) if seat not in t.cpu_fill]
+    seated = [
+        (pid, f"{names.get(pid, '?')} ({_('table')} {t.number})")
+        for t in tables
+        for seat, pid in enumerate(t.players)
+        if seat not in t.cpu_fill
+    ]
     finished = [(t.pk, _("Table %(n)s") % {"n": t.number}) for t in tables if t.status == Table.Status.FINISHED]
     return table_choices, seated, finished
 
@@ -147,12 +158,26 @@ def tournament(request, tournament_id: int):
     found = []
     if query:
         taken = {r.player_id for r in registrations if r.status == Registration.Status.ACTIVE}
-        found = (Player.objects.filter(bot_kind="")
-                 .filter(Q(display_name__icontains=query) | Q(user__username__icontains=query))
-                 .exclude(pk__in=taken).order_by("display_name")[:SEARCH_LIMIT])
-    response = _page(request, "director/tournament.html", "director", tournament=tournament, round=round_,
-                     registrations=registrations, walk_in=walk_in, swap=swap, ruling=ruling, query=query,
-                     found=found, rulings=selectors.rulings_for_tournament(tournament))
+        found = (
+            Player.objects.filter(bot_kind="")
+            .filter(Q(display_name__icontains=query) | Q(user__username__icontains=query))
+            .exclude(pk__in=taken)
+            .order_by("display_name")[:SEARCH_LIMIT]
+        )
+    response = _page(
+        request,
+        "director/tournament.html",
+        "director",
+        tournament=tournament,
+        round=round_,
+        registrations=registrations,
+        walk_in=walk_in,
+        swap=swap,
+        ruling=ruling,
+        query=query,
+        found=found,
+        rulings=selectors.rulings_for_tournament(tournament),
+    )
     response.status_code = status
     return response
 
@@ -185,9 +210,13 @@ def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling)
         registration = services.tournament_register_walk_in(tournament_id=pk, **walk_in.cleaned_data)
         if walk_in.cleaned_data["password"]:
             return _("%(name)s registered: they sign in as %(username)s with the password given.") % {
-                "name": registration.player, "username": registration.player.user.username}
+                "name": registration.player,
+                "username": registration.player.user.username,
+            }
         return _("%(name)s registered (username %(username)s, no password yet).") % {
-            "name": registration.player, "username": registration.player.user.username}
+            "name": registration.player,
+            "username": registration.player.user.username,
+        }
     if action == "seat":
         round_ = services.tournament_seat_round(tournament_id=pk)
         return _("Round %(n)s seated: the tables are drawn.") % {"n": round_.number}
@@ -202,18 +231,24 @@ def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling)
         if not swap.is_valid():
             return None
         players = Player.objects.in_bulk([swap.cleaned_data["player_out"], swap.cleaned_data["player_in"]])
-        services.table_swap_player(table_id=swap.cleaned_data["table"],
-                                   player_out=players[swap.cleaned_data["player_out"]],
-                                   player_in=players[swap.cleaned_data["player_in"]],
-                                   correction=swap.cleaned_data["correction"])
+        services.table_swap_player(
+            table_id=swap.cleaned_data["table"],
+            player_out=players[swap.cleaned_data["player_out"]],
+            player_in=players[swap.cleaned_data["player_in"]],
+            correction=swap.cleaned_data["correction"],
+        )
         return _("Swapped.")
     if action == "rule":
         ruling.data, ruling.is_bound = request.POST, True
         if not ruling.is_valid():
             return None
-        services.table_rule_score(table_id=ruling.cleaned_data["table"], seat=ruling.cleaned_data["seat"],
-                                  hearts_points=ruling.cleaned_data["hearts_points"],
-                                  reason=ruling.cleaned_data["reason"], ruled_by=_me(request))
+        services.table_rule_score(
+            table_id=ruling.cleaned_data["table"],
+            seat=ruling.cleaned_data["seat"],
+            hearts_points=ruling.cleaned_data["hearts_points"],
+            reason=ruling.cleaned_data["reason"],
+            ruled_by=_me(request),
+        )
         return _("Ruling recorded.")
     raise DomainError("unknown_action", _("Unknown action."))
 
@@ -224,8 +259,9 @@ def table_cards(request, tournament_id: int, number: int):
     round_ = tournament.rounds.filter(number=number).first()
     if round_ is None:
         raise Http404
-    return TemplateResponse(request, "tournaments/table_cards.html",
-                            {"round": round_, "cards": selectors.table_cards(round_)})
+    return TemplateResponse(
+        request, "tournaments/table_cards.html", {"round": round_, "cards": selectors.table_cards(round_)}
+    )
 
 
 @login_required(login_url="/web/login")

@@ -22,8 +22,11 @@ urlpatterns = [
     path("director/", director.index, name="director"),
     path("director/tournaments/new/", director.tournament_new, name="director-new"),
     path("director/tournaments/<int:tournament_id>/", director.tournament, name="director-tournament"),
-    path("director/tournaments/<int:tournament_id>/rounds/<int:number>/cards/", director.table_cards,
-         name="director-cards"),
+    path(
+        "director/tournaments/<int:tournament_id>/rounds/<int:number>/cards/",
+        director.table_cards,
+        name="director-cards",
+    ),
     path("director/tournaments/<int:tournament_id>/sheet/", director.results_sheet, name="director-sheet"),
     path("leaderboard/", views.leaderboard, name="leaderboard"),
     path("players/<int:player_id>/", views.player, name="player"),

@@ -91,15 +91,23 @@ def table_rules(request, game_id: int):
     row = Game.objects.filter(pk=game_id).values("rules", "hand_limit").first()
     if row is None:
         raise Http404
-    return _page(request, "rules.html", "rules", game_id=game_id,
-                 items=describe(Rules.from_dict(row["rules"]), hand_limit=row["hand_limit"]))
+    return _page(
+        request,
+        "rules.html",
+        "rules",
+        game_id=game_id,
+        items=describe(Rules.from_dict(row["rules"]), hand_limit=row["hand_limit"]),
+    )
 
 
 def _me(user) -> dict:
     player = getattr(user, "player", None)
-    return {"authenticated": True, "player_id": player.pk if player else None,
-            "display_name": player.display_name if player else user.get_username(),
-            "is_guest": bool(player and player.is_guest)}
+    return {
+        "authenticated": True,
+        "player_id": player.pk if player else None,
+        "display_name": player.display_name if player else user.get_username(),
+        "is_guest": bool(player and player.is_guest),
+    }
 
 
 @require_POST
@@ -126,12 +134,14 @@ def login_view(request):
     """A member's sign-in form (username and password) for the session."""
     error, status = "", 200
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
-    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()},
-                                           require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         next_url = "/"
     if request.method == "POST":
-        user = authenticate(request, username=request.POST.get("username", ""),
-                            password=request.POST.get("password", ""))
+        user = authenticate(
+            request, username=request.POST.get("username", ""), password=request.POST.get("password", "")
+        )
         if user is not None:
             login(request, user)
             return redirect(next_url)

@@ -327,8 +327,9 @@ class Knowledge:
         return hands[:n], hands[n]
 
 
-def _match(cards: list[int], places: list[int], cap: list[int], allowed: list[int],
-           rng: random.Random) -> dict[int, int]:
+def _match(
+    cards: list[int], places: list[int], cap: list[int], allowed: list[int], rng: random.Random
+) -> dict[int, int]:
     """A placement of ``cards`` into ``places`` within capacities and ``allowed``
     (augmenting paths); voids are dropped if the constraints admit none."""
     load = {p: 0 for p in places}

@@ -63,8 +63,9 @@ def _queen_elsewhere(hands: list[int], me: int) -> bool:
     return False
 
 
-def policy_playout(st: PlayState, rules: Rules, rng: random.Random, eps: float = 0.1,
-                   moon_choice: str | None = None) -> list[int]:
+def policy_playout(
+    st: PlayState, rules: Rules, rng: random.Random, eps: float = 0.1, moon_choice: str | None = None
+) -> list[int]:
     """Play ``st`` to the end of the hand (in place) with the heuristic policy and
     return the hand's points per seat."""
     legal = st.legal_mask

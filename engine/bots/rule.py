@@ -37,8 +37,6 @@ def lo(m: int) -> int:
     return (m & -m).bit_length() - 1
 
 
-
-
 def hi_rank(m: int, hand: int = 0) -> int:
     """The card of highest rank in ``m``; ties go to the suit ``hand`` holds fewest of."""
     best, key = -1, None
@@ -159,9 +157,7 @@ def play(know: Knowledge) -> int:
                 return hi(rest) if last else lo(rest)
             return lo(legal)
         safe_win = trick_pts <= 0 and (
-            last
-            or (know.tricks_done == 0 and rules.no_points_first_trick)
-            or clean_round(know, led, out)
+            last or (know.tricks_done == 0 and rules.no_points_first_trick) or clean_round(know, led, out)
         )
         if led == SPADES and qs_out and not last:
             safe_win = False

@@ -46,8 +46,7 @@ TABLE_SIZES = (3, 4, 5)
 
 def match_window(*, waited_seconds: float) -> float:
     """How far from their own rating a player who has waited this long accepts opponents."""
-    grown = setting("RATINGS_MATCH_BASE_WINDOW") + setting("RATINGS_MATCH_WINDOW_PER_SECOND") * max(0.0,
-                                                                                                   waited_seconds)
+    grown = setting("RATINGS_MATCH_BASE_WINDOW") + setting("RATINGS_MATCH_WINDOW_PER_SECOND") * max(0.0, waited_seconds)
     return min(setting("RATINGS_MATCH_MAX_WINDOW"), grown)
 
 
@@ -58,9 +57,9 @@ def queue_expiry_cutoff(now: datetime) -> datetime:
 
 def _expire_waiting(now: datetime, **filters) -> int:
     """Mark the waiting entries older than the timeout (among ``filters``) expired."""
-    return (QueueEntry.objects.filter(status=QueueEntry.Status.WAITING, joined_at__lt=queue_expiry_cutoff(now),
-                                      **filters)
-            .update(status=QueueEntry.Status.EXPIRED, left_at=now))
+    return QueueEntry.objects.filter(
+        status=QueueEntry.Status.WAITING, joined_at__lt=queue_expiry_cutoff(now), **filters
+    ).update(status=QueueEntry.Status.EXPIRED, left_at=now)
 
 
 def _global_mu(player: Player) -> float:
@@ -69,8 +68,9 @@ def _global_mu(player: Player) -> float:
 
 
 @transaction.atomic
-def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standard",
-                      now: datetime | None = None) -> QueueEntry:
+def ranked_queue_join(
+    *, player: Player, table_size: int, preset: str = "standard", now: datetime | None = None
+) -> QueueEntry:
     """Wait for a ranked table; matching runs at once, so the entry may come back matched.
 
     Refused while the player is already waiting (``already_queued``) or sits, not away, at a game
@@ -88,10 +88,12 @@ def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standar
     if QueueEntry.objects.filter(player=player, status=QueueEntry.Status.WAITING).exists():
         raise DomainError("already_queued", "You are already waiting for a ranked game.", status=409)
     if (playing := unfinished_game_of(player_id=player.pk)) is not None:
-        raise DomainError("already_playing", f"You are playing game {playing}: finish it first.", status=409,
-                          game=playing)
-    entry = QueueEntry.objects.create(player=player, table_size=table_size, preset=preset,
-                                      mu=_global_mu(player), joined_at=now)
+        raise DomainError(
+            "already_playing", f"You are playing game {playing}: finish it first.", status=409, game=playing
+        )
+    entry = QueueEntry.objects.create(
+        player=player, table_size=table_size, preset=preset, mu=_global_mu(player), joined_at=now
+    )
     ranked_queue_match(now=now)
     entry.refresh_from_db()
     return entry
@@ -100,14 +102,17 @@ def ranked_queue_join(*, player: Player, table_size: int, preset: str = "standar
 @transaction.atomic
 def ranked_queue_leave(*, player: Player, now: datetime | None = None) -> QueueEntry:
     """Stop waiting. Too late once matched: the game has started."""
-    entry = (QueueEntry.objects.select_for_update().filter(player=player)
-             .order_by("-joined_at", "-id").first())
-    if entry is None or entry.status in (QueueEntry.Status.LEFT, QueueEntry.Status.EXPIRED,
-                                         QueueEntry.Status.CANCELLED):
+    entry = QueueEntry.objects.select_for_update().filter(player=player).order_by("-joined_at", "-id").first()
+    if entry is None or entry.status in (
+        QueueEntry.Status.LEFT,
+        QueueEntry.Status.EXPIRED,
+        QueueEntry.Status.CANCELLED,
+    ):
         raise DomainError("not_queued", "You are not waiting for a ranked game.", status=404)
     if entry.status == QueueEntry.Status.MATCHED:
-        raise DomainError("already_matched", f"Your ranked game {entry.game_id} has started.", status=409,
-                          game=entry.game_id)
+        raise DomainError(
+            "already_matched", f"Your ranked game {entry.game_id} has started.", status=409, game=entry.game_id
+        )
     entry.status, entry.left_at = QueueEntry.Status.LEFT, now or timezone.now()
     entry.save(update_fields=["status", "left_at"])
     return entry
@@ -123,8 +128,9 @@ def _find_table(waiting: list[QueueEntry], size: int, now: datetime) -> list[Que
 
     for anchor in waiting:
         table = [anchor]
-        for candidate in sorted((e for e in waiting if e is not anchor),
-                                key=lambda e: (abs(e.mu - anchor.mu), e.joined_at, e.pk)):
+        for candidate in sorted(
+            (e for e in waiting if e is not anchor), key=lambda e: (abs(e.mu - anchor.mu), e.joined_at, e.pk)
+        ):
             if all(accept(candidate, member) for member in table):
                 table.append(candidate)
                 if len(table) == size:
@@ -137,11 +143,13 @@ def ranked_queue_match(*, now: datetime | None = None) -> list[Game]:
     """Expire the entries that have waited too long, cancel those whose players sit at another
     unfinished game, then seat every table that can be formed now; returns the ranked games created."""
     now = now or timezone.now()
-    waiting = list(QueueEntry.objects.select_for_update().filter(status=QueueEntry.Status.WAITING)
-                   .order_by("joined_at", "id"))
+    waiting = list(
+        QueueEntry.objects.select_for_update().filter(status=QueueEntry.Status.WAITING).order_by("joined_at", "id")
+    )
     if expired := _expire_waiting(now):  # only rows locked just above: a stale entry is never new
-        log.info("ranked queue: %d entries expired after waiting %ss", expired,
-                 setting("RATINGS_QUEUE_TIMEOUT_SECONDS"))
+        log.info(
+            "ranked queue: %d entries expired after waiting %ss", expired, setting("RATINGS_QUEUE_TIMEOUT_SECONDS")
+        )
         waiting = [e for e in waiting if e.joined_at >= queue_expiry_cutoff(now)]
     if cancelled := _cancel_playing(waiting, now):
         waiting = [e for e in waiting if e.pk not in cancelled]
@@ -166,15 +174,19 @@ def _cancel_playing(waiting: list[QueueEntry], now: datetime) -> set[int]:
             entry.reason, entry.playing_game_id = QueueEntry.Reason.ALREADY_PLAYING, game_id
             entry.save(update_fields=["status", "left_at", "reason", "playing_game"])
             cancelled.add(entry.pk)
-            log.info("ranked queue: entry %s cancelled, player %s sits at game %s", entry.pk, entry.player_id,
-                     game_id)
+            log.info("ranked queue: entry %s cancelled, player %s sits at game %s", entry.pk, entry.player_id, game_id)
     return cancelled
 
 
 def _start_table(table: list[QueueEntry], size: int, preset: str, now: datetime) -> Game:
     seated = sorted(table, key=lambda e: (e.joined_at, e.pk))
-    game = game_create(creator=seated[0].player, rules={**PRESETS[preset], "players": size}, ranked=True,
-                       seats=[SeatSpec("player", player_id=e.player_id) for e in seated])
+    game = game_create(
+        creator=seated[0].player,
+        rules={**PRESETS[preset], "players": size},
+        ranked=True,
+        seats=[SeatSpec("player", player_id=e.player_id) for e in seated],
+    )
     QueueEntry.objects.filter(pk__in=[e.pk for e in seated]).update(
-        status=QueueEntry.Status.MATCHED, game=game, matched_at=now)
+        status=QueueEntry.Status.MATCHED, game=game, matched_at=now
+    )
     return game

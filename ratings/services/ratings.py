@@ -48,8 +48,9 @@ class _Entry:
 
 
 def _counts(game: Game) -> bool:
-    return bool(game.ranked and game.status == Game.Status.FINISHED and game.final_totals
-                and game.finished_at is not None)
+    return bool(
+        game.ranked and game.status == Game.Status.FINISHED and game.final_totals and game.finished_at is not None
+    )
 
 
 def rated_seats(game: Game, seats: list[GameSeat], league: League | None) -> list[RatedSeat]:
@@ -64,16 +65,17 @@ def rated_seats(game: Game, seats: list[GameSeat], league: League | None) -> lis
         return []
     if len(humans) < 2:
         return []
-    return [RatedSeat(seat=s.seat, player_id=s.player_id, total=int(game.final_totals[s.seat]))
-            for s in sorted(humans, key=lambda s: s.seat)]
+    return [
+        RatedSeat(seat=s.seat, player_id=s.player_id, total=int(game.final_totals[s.seat]))
+        for s in sorted(humans, key=lambda s: s.seat)
+    ]
 
 
 def _pools(game: Game) -> list[League | None]:
     return [None, game.league] if game.league_id else [None]
 
 
-def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat],
-               entries: dict[int, _Entry]) -> list[dict]:
+def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat], entries: dict[int, _Entry]) -> list[dict]:
     """Update ``entries`` in place for one game; returns the history rows' fields."""
     totals = [r.total for r in rated]
     before = [entries[r.player_id] for r in rated]
@@ -81,21 +83,36 @@ def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat],
     after = model.rate(decayed, totals)
     rows = []
     for r, entry, new in zip(rated, before, after, strict=True):
-        rows.append({
-            "player_id": r.player_id, "game_id": game.pk, "seat": r.seat, "total": r.total,
-            "place": 1 + sum(1 for t in totals if t < r.total), "rated_players": len(rated),
-            "mu_before": entry.skill.mu, "sigma_before": entry.skill.sigma,
-            "mu_after": new.mu, "sigma_after": new.sigma, "played_at": game.finished_at,
-        })
+        rows.append(
+            {
+                "player_id": r.player_id,
+                "game_id": game.pk,
+                "seat": r.seat,
+                "total": r.total,
+                "place": 1 + sum(1 for t in totals if t < r.total),
+                "rated_players": len(rated),
+                "mu_before": entry.skill.mu,
+                "sigma_before": entry.skill.sigma,
+                "mu_after": new.mu,
+                "sigma_after": new.sigma,
+                "played_at": game.finished_at,
+            }
+        )
         entry.skill, entry.games, entry.last_played_at = new, entry.games + 1, game.finished_at
     return rows
 
 
 def _rating_fields(model: RatingModel, entry: _Entry) -> dict:
-    return {"model_name": model.name, "model_params": model.params, "mu": entry.skill.mu,
-            "sigma": entry.skill.sigma, "conservative": entry.skill.conservative, "games": entry.games,
-            "provisional": is_provisional(model, entry.skill, entry.games),  # as of this game
-            "last_played_at": entry.last_played_at}
+    return {
+        "model_name": model.name,
+        "model_params": model.params,
+        "mu": entry.skill.mu,
+        "sigma": entry.skill.sigma,
+        "conservative": entry.skill.conservative,
+        "games": entry.games,
+        "provisional": is_provisional(model, entry.skill, entry.games),  # as of this game
+        "last_played_at": entry.last_played_at,
+    }
 
 
 # --- one game ------------------------------------------------------------------------------------
@@ -128,10 +145,10 @@ def _record_in_pool(game: Game, seats: list[GameSeat], league: League | None) ->
     # Serialize concurrent updates of the same players (always locked in id order).
     list(Player.objects.select_for_update().filter(pk__in=player_ids).order_by("pk").values_list("pk"))
     later = RatingHistory.objects.filter(player_id__in=player_ids, **pool).filter(
-        Q(played_at__gt=game.finished_at) | Q(played_at=game.finished_at, game_id__gt=game.pk))
+        Q(played_at__gt=game.finished_at) | Q(played_at=game.finished_at, game_id__gt=game.pk)
+    )
     if later.exists():
-        log.warning("game %s arrived after later games of its players: rebuilding pool %s",
-                    game.pk, league_id)
+        log.warning("game %s arrived after later games of its players: rebuilding pool %s", game.pk, league_id)
         rating_rebuild_pool(league_id=league_id)
         return RatingHistory.objects.filter(game=game, **pool).count()
 
@@ -153,9 +170,9 @@ def _record_in_pool(game: Game, seats: list[GameSeat], league: League | None) ->
                 setattr(row, name, value)
             row.save()
         ratings[pid] = row
-    RatingHistory.objects.bulk_create([
-        RatingHistory(rating=ratings[row["player_id"]], league_id=league_id, **row) for row in history
-    ])
+    RatingHistory.objects.bulk_create(
+        [RatingHistory(rating=ratings[row["player_id"]], league_id=league_id, **row) for row in history]
+    )
     return len(history)
 
 
@@ -171,22 +188,27 @@ class RebuildReport:
 
 
 def _finished_ranked_games(league_id: int | None):
-    games = (Game.objects.filter(ranked=True, status=Game.Status.FINISHED, finished_at__isnull=False,
-                                 final_totals__isnull=False)
-             .select_related("league").prefetch_related("seats__player").order_by("finished_at", "id"))
+    games = (
+        Game.objects.filter(
+            ranked=True, status=Game.Status.FINISHED, finished_at__isnull=False, final_totals__isnull=False
+        )
+        .select_related("league")
+        .prefetch_related("seats__player")
+        .order_by("finished_at", "id")
+    )
     return games.filter(league_id=league_id) if league_id is not None else games
 
 
 @transaction.atomic
-def rating_rebuild_pool(*, league_id: int | None, model_name: str | None = None,
-                        model_params: dict | None = None) -> RebuildReport:
+def rating_rebuild_pool(
+    *, league_id: int | None, model_name: str | None = None, model_params: dict | None = None
+) -> RebuildReport:
     """Recompute one pool from its finished ranked games in order (finished_at, id).
 
     Uses the model stored with the pool's ratings unless ``model_name`` (and ``model_params``)
     switch it. Deterministic: the same games give the same numbers, bit for bit.
     """
-    model = (make_model(model_name, **(model_params or {})) if model_name
-             else pool_model(league_id=league_id))
+    model = make_model(model_name, **(model_params or {})) if model_name else pool_model(league_id=league_id)
     league = League.objects.get(pk=league_id) if league_id is not None else None
     pool = pool_filter(league_id)
     RatingHistory.objects.filter(**pool).delete()
@@ -204,23 +226,32 @@ def rating_rebuild_pool(*, league_id: int | None, model_name: str | None = None,
         history.extend(_rate_game(model, game, rated, entries))
         games += 1
 
-    Rating.objects.bulk_create([Rating(player_id=pid, league_id=league_id, **_rating_fields(model, entry))
-                                for pid, entry in sorted(entries.items())], batch_size=500)
+    Rating.objects.bulk_create(
+        [
+            Rating(player_id=pid, league_id=league_id, **_rating_fields(model, entry))
+            for pid, entry in sorted(entries.items())
+        ],
+        batch_size=500,
+    )
     rating_ids = dict(Rating.objects.filter(**pool).values_list("player_id", "id"))
-    RatingHistory.objects.bulk_create([
-        RatingHistory(rating_id=rating_ids[row["player_id"]], league_id=league_id, **row) for row in history
-    ], batch_size=1000)
+    RatingHistory.objects.bulk_create(
+        [RatingHistory(rating_id=rating_ids[row["player_id"]], league_id=league_id, **row) for row in history],
+        batch_size=1000,
+    )
     return RebuildReport(league_id=league_id, model_name=model.name, games=games, players=len(entries))
 
 
 @transaction.atomic
-def ratings_rebuild(*, league_id: int | None = None, model_name: str | None = None,
-                    model_params: dict | None = None) -> list[RebuildReport]:
+def ratings_rebuild(
+    *, league_id: int | None = None, model_name: str | None = None, model_params: dict | None = None
+) -> list[RebuildReport]:
     """Rebuild one league's pool (``league_id``), or every pool: the global one and each league's."""
     if league_id is not None:
         return [rating_rebuild_pool(league_id=league_id, model_name=model_name, model_params=model_params)]
     played = Game.objects.filter(ranked=True, league__isnull=False).values_list("league_id", flat=True)
     rated = Rating.objects.filter(league__isnull=False).values_list("league_id", flat=True)
     league_ids = sorted(set(played) | set(rated))
-    return [rating_rebuild_pool(league_id=pool, model_name=model_name, model_params=model_params)
-            for pool in [None, *league_ids]]
+    return [
+        rating_rebuild_pool(league_id=pool, model_name=model_name, model_params=model_params)
+        for pool in [None, *league_ids]
+    ]

@@ -20,8 +20,9 @@ def post(client, game, capture):
         return client.post(f"/api/games/{game.pk}/analysis")
 
 
-def test_a_finished_game_is_analysed_and_served_per_decision_and_per_seat(queen_game,
-                                                                          django_capture_on_commit_callbacks):
+def test_a_finished_game_is_analysed_and_served_per_decision_and_per_seat(
+    queen_game, django_capture_on_commit_callbacks
+):
     game, _, clients = queen_game
     started = post(clients[1], game, django_capture_on_commit_callbacks)
     assert started.status_code == 202, started.json()

@@ -17,9 +17,26 @@ from tournaments.models import GameEvent
 
 pytestmark = pytest.mark.django_db
 
-FIELDS = ["position", "seq", "seat", "kind", "hand_number", "trick_number", "total_before", "taken",
-          "taken_expected", "best", "best_expected", "loss", "loss_se", "grade", "forced", "options",
-          "samples", "seed"]
+FIELDS = [
+    "position",
+    "seq",
+    "seat",
+    "kind",
+    "hand_number",
+    "trick_number",
+    "total_before",
+    "taken",
+    "taken_expected",
+    "best",
+    "best_expected",
+    "loss",
+    "loss_se",
+    "grade",
+    "forced",
+    "options",
+    "samples",
+    "seed",
+]
 
 
 def rows(analysis):

@@ -26,8 +26,9 @@ def first_lead_card(rules: Rules, hands: list[list[str]]) -> str | None:
     return min(clubs, key=rank)
 
 
-def legal(rules: Rules, hand: list[str], trick: list[str], first_trick: bool,
-          broken: bool, first_card: str | None) -> set[str]:
+def legal(
+    rules: Rules, hand: list[str], trick: list[str], first_trick: bool, broken: bool, first_card: str | None
+) -> set[str]:
     if trick:
         led = suit(trick[0])
         cands = [c for c in hand if suit(c) == led] or list(hand)
@@ -84,8 +85,7 @@ def score(rules: Rules, taken: list[list[str]], choice: str | None) -> tuple[lis
     mode = choice if rules.moon == "shooter_chooses" else rules.moon
     out = []
     for s, t in enumerate(taken):
-        base = (0 if s == shooter else 26) if mode == "add_to_others" else (
-            -26 if s == shooter else 0)
+        base = (0 if s == shooter else 26) if mode == "add_to_others" else (-26 if s == shooter else 0)
         out.append(base + sum(extra(rules, c) for c in t))
     return out, shooter
 

@@ -118,25 +118,23 @@ def test_the_review_of_a_seat_ignores_the_other_seats_hidden_cards(spec, data):
     deck = [c for c in range(52) if not rules.removed_mask >> c & 1]
     rng.shuffle(deck)
     size = rules.hand_size
-    deal = [[NAMES[c] for c in deck[s * size:(s + 1) * size]] for s in range(n)]
+    deal = [[NAMES[c] for c in deck[s * size : (s + 1) * size]] for s in range(n)]
     if rules.kitty_size:
-        deal.append([NAMES[c] for c in deck[n * size:]])
+        deal.append([NAMES[c] for c in deck[n * size :]])
     me = data.draw(st.integers(0, n - 1), label="seat")
     g1 = Game.new(rules, seed=1, deals=[deal])
     walkers = [make("rule" if s % 2 else "random", seed=s) for s in range(n)]
     cmds = _commands(g1, walkers)
     passed = {c for kind, _, cs in cmds if kind == "pass" for c in cs}
     play_order = [c for kind, _, c in cmds if kind == "play"]
-    first = NAMES[first_lead_card(rules, [bits(h) for h in deal[:n]])] \
-        if rules.first_lead == "lowest_club" else None
+    first = NAMES[first_lead_card(rules, [bits(h) for h in deal[:n]])] if rules.first_lead == "lowest_club" else None
     others = [s for s in range(n) if s != me]
     pairs = []
     for i, a in enumerate(others):
-        for b in others[i + 1:]:
+        for b in others[i + 1 :]:
             for x in deal[a]:
                 for y in deal[b]:
-                    if x[1] == y[1] and "QS" not in (x, y) and first not in (x, y) \
-                            and not {x, y} & passed:
+                    if x[1] == y[1] and "QS" not in (x, y) and first not in (x, y) and not {x, y} & passed:
                         pairs.append((a, b, x, y))
     if not pairs:
         return
@@ -169,8 +167,12 @@ def test_the_review_of_a_seat_ignores_the_other_seats_hidden_cards(spec, data):
 
 def test_the_seed_is_built_from_public_data_only():
     assert decision_seed("g", 10, 2) == decision_seed("g", 10, 2)
-    assert len({decision_seed("g", 10, 2), decision_seed("g", 11, 2), decision_seed("g", 10, 3),
-                decision_seed("h", 10, 2)}) == 4
+    assert (
+        len(
+            {decision_seed("g", 10, 2), decision_seed("g", 11, 2), decision_seed("g", 10, 3), decision_seed("h", 10, 2)}
+        )
+        == 4
+    )
 
 
 # ---------------------------------------------------------------------- classes
@@ -206,19 +208,23 @@ def test_dumping_the_queen_on_your_own_trick_is_a_blunder():
 
 
 def test_a_pass_that_keeps_the_lone_queen_and_gives_away_low_cards_is_flagged():
-    g = Game.new(Rules(), deals=[hands(
-        "2C 3C 4C 2D 3D 4D 2H 3H 4H QS AS KH AH",
-        "5C 6C 7C 8C 5D 6D 7D 8D 5H 6H 7H 8H 2S",
-        "9C TC JC QC 9D TD JD QD 9H TH JH 3S 4S",
-        "KC AC KD AD QH 5S 6S 7S 8S 9S TS JS KS",
-    )])
+    g = Game.new(
+        Rules(),
+        deals=[
+            hands(
+                "2C 3C 4C 2D 3D 4D 2H 3H 4H QS AS KH AH",
+                "5C 6C 7C 8C 5D 6D 7D 8D 5H 6H 7H 8H 2S",
+                "9C TC JC QC 9D TD JD QD 9H TH JH 3S 4S",
+                "KC AC KD AD QH 5S 6S 7S 8S 9S TS JS KS",
+            )
+        ],
+    )
     view = g.view(0)
     bad = review(view, ["2C", "2D", "2H"], seed=decision_seed("p", 2, 0), budget=SMALL)
     assert bad["class"] in ("mistake", "blunder") and bad["loss"] >= THRESHOLDS[1]
     assert {"QS", "AS"} & set(bad["best"])
     assert bad["options"][0]["option"] == bad["best"]
-    assert any(o["option"] == ["2C", "2D", "2H"] and o["samples"] == SMALL.pass_samples
-               for o in bad["options"])
+    assert any(o["option"] == ["2C", "2D", "2H"] and o["samples"] == SMALL.pass_samples for o in bad["options"])
 
 
 @pytest.mark.parametrize("spec", RULE_SETS, ids=rules_id)
@@ -244,8 +250,14 @@ def test_a_forced_play_is_never_flagged(spec):
 
 def test_classes_follow_the_thresholds():
     lo, mid, hi = THRESHOLDS
-    assert [classify(x) for x in (0, lo - 0.001, lo, mid, hi, 26)] == \
-        ["good", "good", "inaccuracy", "mistake", "blunder", "blunder"]
+    assert [classify(x) for x in (0, lo - 0.001, lo, mid, hi, 26)] == [
+        "good",
+        "good",
+        "inaccuracy",
+        "mistake",
+        "blunder",
+        "blunder",
+    ]
 
 
 def test_the_moon_choice_that_throws_the_game_away_is_a_blunder():
@@ -285,8 +297,7 @@ def test_a_review_refuses_an_option_the_view_does_not_have():
 
 # ---------------------------------------------------------------------- passes
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10**6), pick=st.lists(st.integers(0, 12), min_size=3, max_size=3,
-                                                   unique=True))
+@given(seed=st.integers(0, 10**6), pick=st.lists(st.integers(0, 12), min_size=3, max_size=3, unique=True))
 def test_pass_candidates_are_three_cards_of_the_hand_the_set_taken_first(seed, pick):
     rules = Rules()
     hand = Game.new(rules, seed=seed).view(0)["hand"]
@@ -314,8 +325,14 @@ def test_rebuilding_gives_identical_results_in_another_process():
         "positions=positions))))\n"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    out = subprocess.run([sys.executable, "-c", code], input=json.dumps([log, positions, SMALL.to_dict()]),
-                         capture_output=True, text=True, check=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps([log, positions, SMALL.to_dict()]),
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
     assert json.loads(out.stdout) == first
 
 
@@ -353,4 +370,3 @@ def test_an_unknown_budget_is_refused():
     with pytest.raises(ValueError):
         Budget(eps=2)
     assert Budget.from_dict(Budget().to_dict()) == Budget()
-

@@ -43,7 +43,13 @@ def test_card_parses_text_forms_and_prints_as_two_letters():
 def test_rules_defaults_follow_rules_md():
     r = Rules()
     assert (r.players, r.leftover, r.passing, r.first_lead, r.moon, r.end_score) == (
-        4, "remove", "cycle", "lowest_club", "add_to_others", 100)
+        4,
+        "remove",
+        "cycle",
+        "lowest_club",
+        "add_to_others",
+        100,
+    )
     assert r.no_points_first_trick and not r.hearts_any_time and not r.queen_breaks_hearts
     assert not r.jack_of_diamonds and not r.black_maria and not r.exact_end_score_halves
     assert Rules(players=3).removed_cards == ("2D",)
@@ -84,8 +90,7 @@ def test_invalid_rules_raise_value_error(kw):
     with pytest.raises(ValueError):
         Rules(**kw)
     with pytest.raises(ValueError):
-        Rules.from_dict({**Rules().to_dict(), **{k: list(v) if isinstance(v, tuple) else v
-                                                 for k, v in kw.items()}})
+        Rules.from_dict({**Rules().to_dict(), **{k: list(v) if isinstance(v, tuple) else v for k, v in kw.items()}})
 
 
 def test_rules_from_dict_refuses_unknown_options():
@@ -167,12 +172,15 @@ def test_explicit_deals_are_used_in_order_and_then_the_seed():
     assert hand2.hands == tuple(cards_of(m) for m in ref_hands)
 
 
-@pytest.mark.parametrize("deal", [
-    SUITED[:3],
-    [SUITED[0], SUITED[0], SUITED[2], SUITED[3]],
-    [SUITED[0][:12], SUITED[1], SUITED[2], [*SUITED[3], SUITED[0][12]]],
-    [["ZZ", *SUITED[0][1:]], SUITED[1], SUITED[2], SUITED[3]],
-])
+@pytest.mark.parametrize(
+    "deal",
+    [
+        SUITED[:3],
+        [SUITED[0], SUITED[0], SUITED[2], SUITED[3]],
+        [SUITED[0][:12], SUITED[1], SUITED[2], [*SUITED[3], SUITED[0][12]]],
+        [["ZZ", *SUITED[0][1:]], SUITED[1], SUITED[2], SUITED[3]],
+    ],
+)
 def test_bad_explicit_deals_are_refused(deal):
     with pytest.raises(ValueError):
         Game.new(Rules(), deals=[deal])
@@ -259,10 +267,30 @@ def test_view_is_json_and_never_shows_the_seed():
         v = g.view(seat)
         text = json.dumps(v)
         assert "seed" not in v and "123456" not in text
-        for key in ("players", "rules", "phase", "hand_number", "dealer", "pass_direction",
-                    "to_act", "hand", "legal_plays", "passed", "received", "passed_seats",
-                    "trick", "leader", "tricks", "hearts_broken", "points_taken",
-                    "hand_counts", "totals", "hand_scores", "winner", "moon"):
+        for key in (
+            "players",
+            "rules",
+            "phase",
+            "hand_number",
+            "dealer",
+            "pass_direction",
+            "to_act",
+            "hand",
+            "legal_plays",
+            "passed",
+            "received",
+            "passed_seats",
+            "trick",
+            "leader",
+            "tricks",
+            "hearts_broken",
+            "points_taken",
+            "hand_counts",
+            "totals",
+            "hand_scores",
+            "winner",
+            "moon",
+        ):
             assert key in v
     assert g.view(None)["hand"] is None
     assert g.view(0)["hand"] == [str(c) for c in g.hand(0)]
@@ -307,9 +335,7 @@ def test_replay_of_a_game_waiting_for_the_moon_choice_and_after_it():
     assert r == g == Game.replay(g.events)
 
 
-@pytest.mark.parametrize(
-    "module", ["cards", "rules", "core", "events", "game", "redact", "fast", "__init__"]
-)
+@pytest.mark.parametrize("module", ["cards", "rules", "core", "events", "game", "redact", "fast", "__init__"])
 def test_docstring_examples_run(module):
     import doctest
     import importlib

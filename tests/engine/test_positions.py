@@ -69,8 +69,11 @@ def test_every_position_of_a_log_answers_and_shows_only_what_happened_by_then(ru
 @given(rules=rules_st(), seed=st.integers(0, 10**6))
 def test_a_position_at_a_command_boundary_is_the_replayed_game(rules, seed):
     log = random_log(rules, seed)
-    boundaries = [k for k in range(2, len(log) + 1)
-                  if not Game.position(log, k).partial and Game.position(log, k).phase != "dealing"]
+    boundaries = [
+        k
+        for k in range(2, len(log) + 1)
+        if not Game.position(log, k).partial and Game.position(log, k).phase != "dealing"
+    ]
     assert boundaries
     for k in [*boundaries[:: max(1, len(boundaries) // 12)], len(log)]:
         replayed = Game.replay(log[:k])

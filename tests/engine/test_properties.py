@@ -14,9 +14,7 @@ from engine.cards import NAMES, mask_of
 from engine.fast import from_view
 from tests.engine import oracle
 
-SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CARD_NAMES = set(NAMES)
 REMOVABLE = [c for c in NAMES if c[1] in "CDS" and c not in ("QS", "KS", "AS", "JD")]
 
@@ -28,8 +26,7 @@ def rules_st(draw) -> Rules:
     removed = None
     if leftover == "remove" and players != 4 and draw(st.booleans()):
         k = 52 % players
-        removed = tuple(draw(st.lists(st.sampled_from(REMOVABLE), min_size=k, max_size=k,
-                                      unique=True)))
+        removed = tuple(draw(st.lists(st.sampled_from(REMOVABLE), min_size=k, max_size=k, unique=True)))
     hearts = draw(st.sampled_from(["broken", "any_time", "queen_breaks"]))
     return Rules(
         players=players,
@@ -42,8 +39,7 @@ def rules_st(draw) -> Rules:
         queen_breaks_hearts=hearts == "queen_breaks",
         jack_of_diamonds=draw(st.booleans()),
         black_maria=draw(st.booleans()),
-        moon=draw(st.sampled_from(["add_to_others", "subtract_from_self", "shooter_chooses",
-                                   "off"])),
+        moon=draw(st.sampled_from(["add_to_others", "subtract_from_self", "shooter_chooses", "off"])),
         end_score=draw(st.sampled_from([1, 26, 50, 100])),
         exact_end_score_halves=draw(st.booleans()),
     )
@@ -67,8 +63,7 @@ def card_strings(obj, out: set[str]) -> set[str]:
 class Checker:
     """Plays one random game and checks it against the oracle at every step."""
 
-    def __init__(self, rules: Rules, rng: random.Random, *, legality=True, views=True,
-                 fast=True) -> None:
+    def __init__(self, rules: Rules, rng: random.Random, *, legality=True, views=True, fast=True) -> None:
         self.rules, self.rng = rules, rng
         self.legality, self.views, self.fast = legality, views, fast
         self.g = Game.new(rules, seed=rng.randrange(10**6))
@@ -86,8 +81,7 @@ class Checker:
         self.tricks = 0
         self.broken = False
         self.taken: list[list[str]] = [[] for _ in range(self.n)]
-        self.kitty = [str(c) for c in g.events[-1].kitty] if g.events[-1].type == "HandDealt" \
-            else self.kitty
+        self.kitty = [str(c) for c in g.events[-1].kitty] if g.events[-1].type == "HandDealt" else self.kitty
         self.shadow = g.state.copy()
         if self.first_card is None:
             assert self.leader == (g.dealer + 1) % self.n
@@ -102,8 +96,7 @@ class Checker:
             assert len(g.events) < 20000
             if g.hand_number != hand_no:
                 hand_no = g.hand_number
-                self.kitty = [str(c) for c in next(
-                    e for e in reversed(g.events) if e.type == "HandDealt").kitty]
+                self.kitty = [str(c) for c in next(e for e in reversed(g.events) if e.type == "HandDealt").kitty]
                 assert g.dealer == (hand_no - 1) % self.n
                 assert g.pass_direction == self.rules.pass_direction(hand_no)
                 if g.phase == "playing":
@@ -125,8 +118,7 @@ class Checker:
         if self.legality:
             self.refused(lambda: g.pass_cards(seat, hand[:2]), {"pass_needs_three_cards"})
             other = next(c for c in map(Card, range(52)) if c not in hand)
-            self.refused(lambda: g.pass_cards(seat, [*hand[:2], other]),
-                         {"card_not_in_hand"})
+            self.refused(lambda: g.pass_cards(seat, [*hand[:2], other]), {"card_not_in_hand"})
             self.refused(lambda: g.play(seat, hand[0]), {"wrong_phase"})
         if self.views:
             self.check_views()
@@ -139,8 +131,7 @@ class Checker:
         g, rng, rules = self.g, self.rng, self.rules
         seat = g.to_act[0]
         legal = [str(c) for c in g.legal_plays(seat)]
-        expect = oracle.legal(rules, self.hands[seat], self.trick, self.tricks == 0,
-                              self.broken, self.first_card)
+        expect = oracle.legal(rules, self.hands[seat], self.trick, self.tricks == 0, self.broken, self.first_card)
         assert set(legal) == expect
         if self.fast:
             assert self.shadow.legal_mask() == mask_of(legal)
@@ -154,9 +145,10 @@ class Checker:
                 g.copy().play(seat, c)
             for c in self.hands[seat]:  # ... and every other card refused with a code
                 if c not in expect:
-                    self.refused(lambda c=c: g.play(seat, c), {
-                        "must_follow_suit", "hearts_not_broken", "no_points_on_first_trick",
-                        "must_lead_two_of_clubs"})
+                    self.refused(
+                        lambda c=c: g.play(seat, c),
+                        {"must_follow_suit", "hearts_not_broken", "no_points_on_first_trick", "must_lead_two_of_clubs"},
+                    )
             other = next(NAMES[i] for i in range(52) if NAMES[i] not in self.hands[seat])
             self.refused(lambda: g.play(seat, other), {"card_not_in_hand"})
             self.refused(lambda: g.play((seat + 1) % self.n, legal[0]), {"not_your_turn"})
@@ -190,8 +182,7 @@ class Checker:
         self.choice = self.rng.choice(["add_to_others", "subtract_from_self"])
         if self.legality:
             self.refused(lambda: self.g.choose_moon(seat, "keep"), {"invalid_choice"})
-            self.refused(lambda: self.g.choose_moon((seat + 1) % self.n, self.choice),
-                         {"not_your_turn"})
+            self.refused(lambda: self.g.choose_moon((seat + 1) % self.n, self.choice), {"not_your_turn"})
         out = self.g.choose_moon(seat, self.choice)
         assert out[0].type == "MoonChosen"
         self.hand_over(out[1:])
@@ -208,14 +199,12 @@ class Checker:
         assert hs.type == "HandScored"
         pts, shooter = oracle.score(rules, taken, choice)
         assert list(hs.points) == pts and hs.shooter == shooter
-        mode = (choice if rules.moon == "shooter_chooses" else rules.moon) if shooter is not None \
-            else None
+        mode = (choice if rules.moon == "shooter_chooses" else rules.moon) if shooter is not None else None
         assert hs.moon == mode
         assert sum(pts) == oracle.expected_sum(rules, shooter, mode)
         prev = self.g.hand_scores[-2].totals if len(self.g.hand_scores) > 1 else (0,) * self.n
         totals = [a + b for a, b in zip(prev, pts, strict=True)]
-        resets = [s for s, t in enumerate(totals)
-                  if rules.exact_end_score_halves and t == rules.end_score]
+        resets = [s for s, t in enumerate(totals) if rules.exact_end_score_halves and t == rules.end_score]
         for s in resets:
             totals[s] = rules.end_score // 2
         assert list(hs.totals) == totals and list(hs.resets) == resets
@@ -260,7 +249,7 @@ class Checker:
                 assert not shown & forbidden, (seat, shown & forbidden)
             # the view agrees with redaction: it shows nothing the redacted log hides
             visible = self.visible.setdefault(seat, set())
-            for e in g.events[self.redacted.get(seat, 0):]:
+            for e in g.events[self.redacted.get(seat, 0) :]:
                 r = redact(e.to_dict(), seat, over)
                 if r is not None:
                     card_strings(r, visible)

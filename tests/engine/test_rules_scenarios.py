@@ -235,12 +235,14 @@ def test_old_rules_left_of_dealer_leads_any_card_within_the_hearts_and_first_tri
     assert g.to_act == (1,)
     assert [str(c) for c in g.legal_plays(1)] == ["2C", "JD"]
     assert codes(g.play, 1, "2H") == "no_points_on_first_trick"
-    g2 = new([MOON_DEAL[0], MOON_DEAL[2], MOON_DEAL[1], MOON_DEAL[3]],
-             first_lead="left_of_dealer")
+    g2 = new([MOON_DEAL[0], MOON_DEAL[2], MOON_DEAL[1], MOON_DEAL[3]], first_lead="left_of_dealer")
     assert "QS" not in [str(c) for c in g2.legal_plays(1)]
     assert codes(g2.play, 1, "QS") == "no_points_on_first_trick"
-    g3 = new([MOON_DEAL[0], MOON_DEAL[2], MOON_DEAL[1], MOON_DEAL[3]],
-             first_lead="left_of_dealer", no_points_first_trick=False)
+    g3 = new(
+        [MOON_DEAL[0], MOON_DEAL[2], MOON_DEAL[1], MOON_DEAL[3]],
+        first_lead="left_of_dealer",
+        no_points_first_trick=False,
+    )
     assert "QS" in [str(c) for c in g3.legal_plays(1)]
     assert codes(g3.play, 1, "KH") == "hearts_not_broken"
     g.play(1, "JD")
@@ -335,8 +337,7 @@ def test_no_points_on_the_first_trick():
     g.play(1, "2C")
     assert codes(g.play, 2, "KH") == "no_points_on_first_trick"
     assert codes(g.play, 2, "QS") == "no_points_on_first_trick"
-    assert [str(c) for c in g.legal_plays(2)] == ["3D", "2S", "3S", "4S", "5S", "6S", "7S",
-                                                   "8S", "9S", "TS"]
+    assert [str(c) for c in g.legal_plays(2)] == ["3D", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS"]
 
 
 def test_no_points_on_the_first_trick_unless_the_hand_holds_nothing_else():

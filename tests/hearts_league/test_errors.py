@@ -14,10 +14,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_debug_is_off_without_configuration_and_the_secret_key_is_made_once_not_shipped(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "HEARTS_PROFILE"}}
-    code = ("import django, os; os.environ['DJANGO_SETTINGS_MODULE']='hearts_league.settings'; django.setup();"
-            "from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY)")
-    runs = [subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=60, check=True).stdout.split() for _ in range(2)]
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='hearts_league.settings'; django.setup();"
+        "from django.conf import settings as s; print(s.DEBUG, s.SECRET_KEY)"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
     assert runs[0][0] == "False"
     assert runs[0][1] == runs[1][1] and len(runs[0][1]) >= 50  # kept in var/, the same for every process
     assert "dev-only" not in runs[0][1]

@@ -47,15 +47,20 @@ def test_the_profile_language_beats_the_browsers_and_values_inside_messages_are_
     people[other].language = "es"
     people[other].save()
     card = clients[other].get(f"/api/games/{game.pk}/").json()["state"]["hand"][0]
-    response = clients[other].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": card},
-                                   format="json", HTTP_ACCEPT_LANGUAGE="en")
+    response = clients[other].post(
+        f"/api/games/{game.pk}/commands/", {"type": "play", "card": card}, format="json", HTTP_ACCEPT_LANGUAGE="en"
+    )
     assert response.json()["code"] == "not_your_turn"
     assert response.json()["detail"].startswith("No es tu turno: ahora juega ")
     assert localize("You must follow suit: play clubs.", "es") == "Debes seguir el palo: juega tréboles."
-    assert localize("These rules are not valid: players must be 3, 4 or 5", "es") == \
-        "Estas reglas no son válidas: players debe ser 3, 4 o 5"
-    assert localize("You cannot play a card now: players are passing cards.", "es") == \
-        "No puedes jugar una carta ahora: los jugadores están pasando cartas."
+    assert (
+        localize("These rules are not valid: players must be 3, 4 or 5", "es")
+        == "Estas reglas no son válidas: players debe ser 3, 4 o 5"
+    )
+    assert (
+        localize("You cannot play a card now: players are passing cards.", "es")
+        == "No puedes jugar una carta ahora: los jugadores están pasando cartas."
+    )
     assert localize("Seat 3 is taken.", "es") == "El asiento 3 está ocupado."
     assert localize("A message nobody wrote.", "es") == "A message nobody wrote."
 
@@ -84,8 +89,15 @@ async def test_an_illegal_move_over_the_socket_answers_in_spanish_with_the_same_
     game, people, clients = await database_sync_to_async(seated_table)(rules={"passing": "off"})
     leader, wrong = await database_sync_to_async(_wrong_lead)(clients, game.pk)
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[leader].user_id, game_id=game.pk)
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?ticket={ticket}", headers=[
-        (b"origin", b"http://localhost"), (b"host", b"localhost"), (b"accept-language", b"es-MX,es;q=0.9,en;q=0.5")])
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/?ticket={ticket}",
+        headers=[
+            (b"origin", b"http://localhost"),
+            (b"host", b"localhost"),
+            (b"accept-language", b"es-MX,es;q=0.9,en;q=0.5"),
+        ],
+    )
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     await communicator.send_to(text_data=json.dumps({"type": "play", "card": wrong, "command_id": "c1"}))
@@ -102,8 +114,9 @@ def test_the_generated_message_list_is_current():
     """A refusal added to the code without regenerating would never be translated."""
     from hearts_league import i18n
 
-    assert i18n.GENERATED.read_text(encoding="utf-8") == i18n.render_generated(i18n.extract()), \
+    assert i18n.GENERATED.read_text(encoding="utf-8") == i18n.render_generated(i18n.extract()), (
         "run: python -m hearts_league.i18n, then make messages"
+    )
 
 
 LOCALE = Path(__file__).resolve().parents[2] / "locale"

@@ -33,9 +33,11 @@ def test_a_body_over_the_size_limit_is_refused_with_413():
     assert (refused.value.code, refused.value.status) == ("body_too_large", 413)
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
-                           max_leaves=20)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=20,
+)
 
 
 @given(json_values)

@@ -11,13 +11,17 @@ ROOT = Path(__file__).resolve().parents[2]
 def _manage(*args, **env):
     full_env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "HEARTS_PROFILE"}}
     full_env.update(env)
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=full_env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_deploy_reports_no_warnings_in_the_production_profile():
     result = _manage(
-        "check", "--deploy", "--fail-level", "WARNING",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
         HEARTS_PROFILE="production",
         SECRET_KEY="k8#p2V!x9s@Qm4&zR7t$Lw1^Yc6*Nb3(Hf5)Jd0-Ue8+Ga2=Kq",
         ALLOWED_HOSTS="hearts.example.org",
@@ -44,8 +48,9 @@ def test_embedded_default_needs_no_configuration(tmp_path):
         "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
         " s.CELERY_BROKER_URL, s.CELERY_EMBEDDED_WORKER)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=60, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
     assert out == ["django.db.backends.sqlite3", "channels.layers.InMemoryChannelLayer", "memory://", "True"]
 
 
@@ -54,11 +59,12 @@ def _postgres_options(threshold: str | None):
     env["DATABASE_URL"] = "postgres://user@127.0.0.1:5432/hearts"  # read, never connected to
     if threshold is not None:
         env["DATABASE_PREPARE_THRESHOLD"] = threshold
-    code = ("import django, os; os.environ['DJANGO_SETTINGS_MODULE']='hearts_league.settings'; django.setup();"
-            "from django.conf import settings as s; o = s.DATABASES['default']['OPTIONS'];"
-            "print(o.get('server_side_binding'), o.get('prepare_threshold'))")
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='hearts_league.settings'; django.setup();"
+        "from django.conf import settings as s; o = s.DATABASES['default']['OPTIONS'];"
+        "print(o.get('server_side_binding'), o.get('prepare_threshold'))"
+    )
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
 def test_postgres_prepares_statements_unless_told_not_to_and_refuses_a_bad_threshold():

@@ -25,22 +25,33 @@ def test_the_leaderboard_ranks_by_the_conservative_estimate_and_lists_provisiona
     hour, day = timedelta(hours=1), timedelta(days=1)
     # All but Gone played in the last day, so no inactivity widens their sigma here.
     for name, mu, sigma, games, provisional, ago in [
-        ("Steady", 1600.0, 60.0, 40, False, hour),         # 1420
-        ("Lucky", 1700.0, 110.0, 12, False, 2 * hour),     # 1370
-        ("Solid", 1550.0, 50.0, 90, False, 3 * hour),      # 1400
-        ("Twin", 1520.0, 40.0, 90, False, 3 * hour),       # 1400: shares a rank with Solid
-        ("Newcomer", 1800.0, 200.0, 4, True, hour),        # provisional: listed apart
-        ("Gone", 1900.0, 50.0, 80, False, 200 * day),      # inactive: not listed
-        ("Tourist", 1500.0, 300.0, 1, True, hour),         # too few games: not listed
+        ("Steady", 1600.0, 60.0, 40, False, hour),  # 1420
+        ("Lucky", 1700.0, 110.0, 12, False, 2 * hour),  # 1370
+        ("Solid", 1550.0, 50.0, 90, False, 3 * hour),  # 1400
+        ("Twin", 1520.0, 40.0, 90, False, 3 * hour),  # 1400: shares a rank with Solid
+        ("Newcomer", 1800.0, 200.0, 4, True, hour),  # provisional: listed apart
+        ("Gone", 1900.0, 50.0, 80, False, 200 * day),  # inactive: not listed
+        ("Tourist", 1500.0, 300.0, 1, True, hour),  # too few games: not listed
     ]:
-        RatingFactory(player=PlayerFactory(display_name=name), mu=mu, sigma=sigma, games=games,
-                      provisional=provisional, last_played_at=now - ago)
+        RatingFactory(
+            player=PlayerFactory(display_name=name),
+            mu=mu,
+            sigma=sigma,
+            games=games,
+            provisional=provisional,
+            last_played_at=now - ago,
+        )
     RatingFactory(player=PlayerFactory(display_name="Elsewhere"), league=LeagueFactory(), mu=2500.0)
 
     body = api_client.get("/api/leaderboard").json()
 
     assert (body["league"], body["model"], body["min_games"], body["active_days"], body["provisional_games"]) == (
-        None, "elo", 3, 90, 10)
+        None,
+        "elo",
+        3,
+        90,
+        10,
+    )
     assert names(body["ranked"]) == ["Steady", "Solid", "Twin", "Lucky"]
     assert [row["rank"] for row in body["ranked"]] == [1, 2, 2, 4]
     assert (body["ranked"][0]["conservative"], body["ranked"][0]["inactive_days"]) == (1420.0, 0)
@@ -67,8 +78,12 @@ def test_a_players_ratings_come_with_their_history_newest_first_and_paginated(ap
     league = LeagueFactory(name="Tuesday")
     people = PlayerFactory.create_batch(3)
     start = timezone.now() - timedelta(days=3)
-    games = [finished_game(people, [10 * (i + 1), 20, 30], league=league if i == 1 else None,
-                           finished_at=start + timedelta(hours=i)) for i in range(3)]
+    games = [
+        finished_game(
+            people, [10 * (i + 1), 20, 30], league=league if i == 1 else None, finished_at=start + timedelta(hours=i)
+        )
+        for i in range(3)
+    ]
     for game in games:
         rating_record_game(game_id=game.pk)
 
@@ -76,7 +91,9 @@ def test_a_players_ratings_come_with_their_history_newest_first_and_paginated(ap
 
     assert body["player"] == people[0].pk
     assert [(r["league"], r["league_name"], r["games"]) for r in body["ratings"]] == [
-        (None, None, 3), (league.pk, "Tuesday", 1)]
+        (None, None, 3),
+        (league.pk, "Tuesday", 1),
+    ]
     assert body["ratings"][0]["provisional"] is True and body["ratings"][0]["model"] == "glicko-elo"
     assert body["count"] == 4 and len(body["results"]) == 2 and body["next"]
     assert [(r["game"], r["league"]) for r in body["results"]] == [(games[2].pk, None), (games[1].pk, None)]
@@ -169,8 +186,13 @@ def test_the_ranked_queue_refuses_guests_anonymous_users_and_bad_input(api_clien
 
 def test_the_ratings_endpoints_are_documented(api_client):
     paths = api_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["paths"]
-    for path in ("/api/leaderboard", "/api/leagues/{league_id}/leaderboard", "/api/players/{player_id}/ratings",
-                 "/api/players/{player_id}/games", "/api/ranked/queue"):
+    for path in (
+        "/api/leaderboard",
+        "/api/leagues/{league_id}/leaderboard",
+        "/api/players/{player_id}/ratings",
+        "/api/players/{player_id}/games",
+        "/api/ranked/queue",
+    ):
         assert path in paths
     assert {"get", "post", "delete"} <= set(paths["/api/ranked/queue"])
 
@@ -188,8 +210,11 @@ def test_the_schema_describes_every_field_a_players_ratings_response_has(api_cli
     page = resolve(ok["content"]["application/json"]["schema"])
     assert set(page["properties"]) == set(body) == {"count", "next", "previous", "results", "player", "ratings"}
     rating = resolve(page["properties"]["ratings"]["items"])
-    assert set(rating["properties"]) == set(body["ratings"][0]) >= {"inactive_days", "provisional", "sigma",
-                                                                    "conservative", "league_name", "model"}
+    assert (
+        set(rating["properties"])
+        == set(body["ratings"][0])
+        >= {"inactive_days", "provisional", "sigma", "conservative", "league_name", "model"}
+    )
     assert rating["properties"]["inactive_days"]["type"] == "integer"
     assert rating["properties"]["league"]["nullable"] is True
     history = resolve(page["properties"]["results"]["items"])
@@ -209,7 +234,11 @@ def test_the_queue_status_shows_an_entry_cancelled_because_the_player_sat_down_e
 
     mine = client.get("/api/ranked/queue").json()
     assert (mine["status"], mine["reason"], mine["playing_game"], mine["game"]) == (
-        "cancelled", "already_playing", casual.pk, None)
+        "cancelled",
+        "already_playing",
+        casual.pk,
+        None,
+    )
     assert client.delete("/api/ranked/queue").json()["code"] == "not_queued"
     again = client.post("/api/ranked/queue", {"table_size": 4}, format="json")
     assert (again.status_code, again.json()["code"], again.json()["game"]) == (409, "already_playing", casual.pk)
@@ -240,5 +269,6 @@ def test_each_rated_game_in_a_players_history_says_whether_they_were_still_provi
     # counted within each pool: the league's 7 games are its own 1st to 7th
     in_league = api_client.get(f"/api/players/{people[0].pk}/ratings?league={league.pk}").json()["results"]
     assert [row["provisional"] for row in in_league[::-1]] == [
-        games < 5 or row["sigma_after"] > 58.0 for games, row in enumerate(in_league[::-1], start=1)]
+        games < 5 or row["sigma_after"] > 58.0 for games, row in enumerate(in_league[::-1], start=1)
+    ]
     assert in_league[-1]["provisional"] is True

@@ -31,26 +31,31 @@ T0 = datetime(2025, 3, 1, tzinfo=UTC)
 
 @hypothesis_settings(max_examples=150, deadline=None)
 @given(
-    waiting=st.lists(st.tuples(st.sampled_from([1400.0, 1450.0, 1500.0, 1530.0, 1600.0, 1750.0]),
-                               st.integers(0, 400)), min_size=2, max_size=12),
+    waiting=st.lists(
+        st.tuples(st.sampled_from([1400.0, 1450.0, 1500.0, 1530.0, 1600.0, 1750.0]), st.integers(0, 400)),
+        min_size=2,
+        max_size=12,
+    ),
     size=st.sampled_from([3, 4, 5]),
 )
 def test_the_bench_seats_the_same_table_the_ranked_queue_does(waiting, size):
     """The bench's ``find_table`` against the service's ``_find_table`` on the same waiting players
     (equal ratings and arrival times included: the tie-breaks must agree too)."""
     now = T0 + timedelta(seconds=500)
-    entries = [QueueEntry(pk=i + 1, mu=mu, joined_at=T0 + timedelta(seconds=joined))
-               for i, (mu, joined) in enumerate(waiting)]
+    entries = [
+        QueueEntry(pk=i + 1, mu=mu, joined_at=T0 + timedelta(seconds=joined)) for i, (mu, joined) in enumerate(waiting)
+    ]
     entries.sort(key=lambda e: (e.joined_at, e.pk))  # the service reads them oldest first
-    ours = [bench_pools._Entry(player=e.pk, mu=e.mu, joined_at=(e.joined_at - T0).total_seconds(), order=e.pk)
-            for e in entries]
+    ours = [
+        bench_pools._Entry(player=e.pk, mu=e.mu, joined_at=(e.joined_at - T0).total_seconds(), order=e.pk)
+        for e in entries
+    ]
     windows = {e.order: bench_pools._window(QueueSpec(), 500.0 - e.joined_at) for e in ours}
 
     theirs = matchmaking._find_table(entries, size, now)
     mine = find_table(ours, size, windows)
 
-    assert (None if theirs is None else [e.pk for e in theirs]) == (None if mine is None else
-                                                                    [e.player for e in mine])
+    assert (None if theirs is None else [e.pk for e in theirs]) == (None if mine is None else [e.player for e in mine])
 
 
 def test_the_queue_windows_are_the_services_defaults():
@@ -121,9 +126,25 @@ def statistics_mean_sigma(skills):
 
 def test_the_command_line_runs_the_pool_scenario_with_its_anchors(capsys, tmp_path):
     out = tmp_path / "runs.json"
-    assert bench.main(["--scenario", "pool", "--players", "30", "--games", "400", "--seeds", "3-4",
-                       "--models", "glicko-elo,glicko-elo:centre_weight=0,trueskill,openskill-pl-matched",
-                       "--json", str(out)]) == 0
+    assert (
+        bench.main(
+            [
+                "--scenario",
+                "pool",
+                "--players",
+                "30",
+                "--games",
+                "400",
+                "--seeds",
+                "3-4",
+                "--models",
+                "glicko-elo,glicko-elo:centre_weight=0,trueskill,openskill-pl-matched",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "new@10" in text and "trueskill" in text and "glicko-elo:centre_weight=0" in text
     assert "against the anchors" in text and "load average" in text

@@ -20,8 +20,13 @@ NOW = timezone.now().replace(microsecond=0)
 
 
 def rating(name, *, days_ago, mu=1600.0, sigma=60.0, **fields):
-    return RatingFactory(player=PlayerFactory(display_name=name), mu=mu, sigma=sigma,
-                         last_played_at=NOW - timedelta(days=days_ago, hours=1), **fields)
+    return RatingFactory(
+        player=PlayerFactory(display_name=name),
+        mu=mu,
+        sigma=sigma,
+        last_played_at=NOW - timedelta(days=days_ago, hours=1),
+        **fields,
+    )
 
 
 def names(rows):
@@ -54,7 +59,7 @@ def test_of_two_equal_stored_ratings_the_one_inactive_for_longer_ranks_lower_and
 
 def test_the_limit_applies_after_the_decayed_order():
     rating("Stopped", days_ago=60, mu=1620.0)  # stored 1440, ahead of Active...
-    rating("Active", days_ago=0)                 # ...stored 1420, but ahead once 60 days widen sigma
+    rating("Active", days_ago=0)  # ...stored 1420, but ahead once 60 days widen sigma
 
     board = leaderboard(now=NOW, limit=1)
 
@@ -64,8 +69,9 @@ def test_the_limit_applies_after_the_decayed_order():
 
 def test_only_whole_days_widen_and_equal_current_estimates_share_a_rank():
     for name in ("Yesterday evening", "This morning"):
-        RatingFactory(player=PlayerFactory(display_name=name), mu=1600.0, sigma=60.0,
-                      last_played_at=NOW - timedelta(hours=23))
+        RatingFactory(
+            player=PlayerFactory(display_name=name), mu=1600.0, sigma=60.0, last_played_at=NOW - timedelta(hours=23)
+        )
 
     board = leaderboard(now=NOW)
 
@@ -118,9 +124,18 @@ def test_the_leaderboard_endpoint_shows_the_estimate_it_ranks_by(api_client):
 
 
 GLICKO = {"model_name": "glicko-elo", "model_params": make_model("glicko-elo").params}  # sigma 80, provisional 58
-GLICKO_150 = {"model_name": "glicko-elo", "model_params": {  # a pool stored while the start was 150 (issue 24)
-    "mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0, "sigma_per_day": 5.0,
-    "centre_weight": 2.0}}
+GLICKO_150 = {
+    "model_name": "glicko-elo",
+    "model_params": {  # a pool stored while the start was 150 (issue 24)
+        "mu": 1500.0,
+        "sigma": 150.0,
+        "scale": 400.0,
+        "info_weight": 2.0,
+        "sigma_min": 15.0,
+        "sigma_per_day": 5.0,
+        "centre_weight": 2.0,
+    },
+}
 
 
 def board_names(api_client):
@@ -163,8 +178,8 @@ def test_a_player_away_long_enough_is_provisional_again_and_ranked_after_playing
 
 def test_a_regular_idle_for_four_months_counts_as_provisional(api_client, settings):
     settings.RATINGS_LEADERBOARD_ACTIVE_DAYS = 365  # the default 90 would not list one of them
-    regular = rating("Regular", days_ago=120, sigma=25.0, games=200, **GLICKO)   # sigma 60.2 now
-    rating("Three months", days_ago=90, sigma=25.0, games=200, **GLICKO)         # sigma 53.6 now
+    regular = rating("Regular", days_ago=120, sigma=25.0, games=200, **GLICKO)  # sigma 60.2 now
+    rating("Three months", days_ago=90, sigma=25.0, games=200, **GLICKO)  # sigma 53.6 now
 
     ranked, provisional = board_names(api_client)
 
@@ -173,11 +188,10 @@ def test_a_regular_idle_for_four_months_counts_as_provisional(api_client, settin
     assert leaderboard(now=NOW).provisional[0].sigma == pytest.approx(60.21, abs=0.01)
 
 
-def test_in_a_pool_stored_with_sigma_150_a_regular_turns_provisional_after_seven_months_as_before(api_client,
-                                                                                                  settings):
+def test_in_a_pool_stored_with_sigma_150_a_regular_turns_provisional_after_seven_months_as_before(api_client, settings):
     settings.RATINGS_LEADERBOARD_ACTIVE_DAYS = 365  # the default 90 would not list them at all
-    regular = rating("Regular", days_ago=210, sigma=25.0, games=200, **GLICKO_150)   # sigma 76.6 now
-    rating("Six months", days_ago=180, sigma=25.0, games=200, **GLICKO_150)          # sigma 70.7 now
+    regular = rating("Regular", days_ago=210, sigma=25.0, games=200, **GLICKO_150)  # sigma 76.6 now
+    rating("Six months", days_ago=180, sigma=25.0, games=200, **GLICKO_150)  # sigma 70.7 now
 
     ranked, provisional = board_names(api_client)
 
@@ -188,8 +202,13 @@ def test_in_a_pool_stored_with_sigma_150_a_regular_turns_provisional_after_seven
 
 def test_each_ranked_player_gets_the_ranks_their_sigma_allows(api_client):
     # mu ± 1.39 sigma: Ace 1772-1828, Bea 1672-1728, Cy 1652-1708, Dot 1551-1829 (uncertain), Eve 1472-1528.
-    for name, mu, sigma in [("Ace", 1800.0, 20.0), ("Bea", 1700.0, 20.0), ("Cy", 1680.0, 20.0),
-                            ("Dot", 1690.0, 100.0), ("Eve", 1500.0, 20.0)]:
+    for name, mu, sigma in [
+        ("Ace", 1800.0, 20.0),
+        ("Bea", 1700.0, 20.0),
+        ("Cy", 1680.0, 20.0),
+        ("Dot", 1690.0, 100.0),
+        ("Eve", 1500.0, 20.0),
+    ]:
         rating(name, days_ago=0, mu=mu, sigma=sigma, games=40)
     rating("Newbie", days_ago=0, mu=1700.0, sigma=200.0, games=4)  # provisional: no rank, no range
 

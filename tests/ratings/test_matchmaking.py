@@ -84,6 +84,7 @@ def test_tables_form_per_size_and_preset_with_the_preset_rules():
         ranked_queue_join(player=player, table_size=3, preset="omnibus", now=T0)
 
     short, omnibus = Game.objects.order_by("pk")
+
     def rules(game):
         return game.rules["players"], game.rules["end_score"], game.rules["jack_of_diamonds"]
 
@@ -184,12 +185,15 @@ def test_an_entry_past_the_timeout_does_not_block_joining_again_before_the_task_
     assert (first.status, second.status, second.table_size) == ("expired", "waiting", 5)
 
 
-@pytest.mark.parametrize(("status", "away", "refused"), [
-    ("active", False, True),
-    ("waiting", False, True),     # sitting at a table that has not started yet
-    ("active", True, False),      # a CPU plays the seat: the player has left that game
-    ("finished", False, False),
-])
+@pytest.mark.parametrize(
+    ("status", "away", "refused"),
+    [
+        ("active", False, True),
+        ("waiting", False, True),  # sitting at a table that has not started yet
+        ("active", True, False),  # a CPU plays the seat: the player has left that game
+        ("finished", False, False),
+    ],
+)
 def test_a_player_sitting_at_an_unfinished_game_cannot_join(status, away, refused):
     player = rated(1500)
     game = GameFactory(status=status, ranked=False)
@@ -231,7 +235,11 @@ def test_a_waiting_player_who_sat_down_at_another_table_is_cancelled_not_seated(
         assert ranked_queue_join(player=player, table_size=3, now=T0 + timedelta(seconds=5)).status == "waiting"
     entry.refresh_from_db()
     assert (entry.status, entry.reason, entry.playing_game_id, entry.game_id) == (
-        "cancelled", "already_playing", casual.pk, None)
+        "cancelled",
+        "already_playing",
+        casual.pk,
+        None,
+    )
     assert entry.left_at == T0 + timedelta(seconds=5)
     assert not Game.objects.filter(ranked=True).exists()
 

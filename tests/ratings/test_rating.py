@@ -394,17 +394,25 @@ def test_the_centre_pull_draws_uncertain_players_toward_the_centre_and_fades_as_
     # sigma is the same with or without the pull: the virtual draw carries no information
     assert model.rate([Skill(1700.0, 120.0)] * 3, [50, 50, 50]) != plain.rate([Skill(1700.0, 120.0)] * 3, [50, 50, 50])
     assert [s.sigma for s in model.rate([Skill(1700.0, 120.0)] * 3, [10, 50, 90])] == [
-        s.sigma for s in plain.rate([Skill(1700.0, 120.0)] * 3, [10, 50, 90])]
+        s.sigma for s in plain.rate([Skill(1700.0, 120.0)] * 3, [10, 50, 90])
+    ]
 
 
 def test_a_pool_stored_before_the_centre_pull_is_rated_without_it():
-    old = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
-           "sigma_per_day": 5.0}  # what glicko-elo pools stored before issue 24
+    old = {
+        "mu": 1500.0,
+        "sigma": 150.0,
+        "scale": 400.0,
+        "info_weight": 2.0,
+        "sigma_min": 15.0,
+        "sigma_per_day": 5.0,
+    }  # what glicko-elo pools stored before issue 24
     table = [Skill(1700.0, 90.0), Skill(1450.0, 40.0), Skill(1600.0, 120.0)]
     legacy = GlickoElo(**old)
     assert stored_model("glicko-elo", old).rate(table, [10, 20, 30]) == legacy.rate(table, [10, 20, 30])
     assert make_model("glicko-elo", **old, centre_weight=2.0).rate(table, [10, 20, 30]) != legacy.rate(
-        table, [10, 20, 30])  # the pull those pools never had would rate them differently
+        table, [10, 20, 30]
+    )  # the pull those pools never had would rate them differently
     # a pool stored since keeps its own values, and any other model is make_model's
     assert stored_model("glicko-elo", make_model().params).params == make_model().params
     assert stored_model("elo", {"k": 5.0}).params == make_model("elo", k=5.0).params
@@ -415,12 +423,18 @@ def test_a_pool_stored_before_the_centre_pull_is_rated_without_it():
 def test_a_pool_stored_with_the_defaults_before_sigma_80_keeps_its_start_pull_and_provisional_rule():
     """Pools stored during issue 24 hold sigma 150 and centre_weight 2 but no provisional_sigma: they
     keep 150 and the pull, and decide provisional status by the share rule (0), as they did."""
-    issue_24 = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
-                "sigma_per_day": 5.0, "centre_weight": 2.0}
+    issue_24 = {
+        "mu": 1500.0,
+        "sigma": 150.0,
+        "scale": 400.0,
+        "info_weight": 2.0,
+        "sigma_min": 15.0,
+        "sigma_per_day": 5.0,
+        "centre_weight": 2.0,
+    }
     model = stored_model("glicko-elo", issue_24)
     assert model.params == {**issue_24, "provisional_sigma": 0.0}
     assert model.initial() == Skill(1500.0, 150.0) != make_model().initial()
     table = [Skill(1700.0, 90.0), Skill(1450.0, 40.0), Skill(1600.0, 120.0)]
     assert model.rate(table, [10, 20, 30]) == GlickoElo(**issue_24).rate(table, [10, 20, 30])
     assert model.rate(table, [10, 20, 30]) != make_model("glicko-elo", sigma=150.0).rate(table, [10, 20, 30])
-

@@ -30,8 +30,14 @@ def play_a_season(seed=8, games=60):
             seated[rng.randrange(size)] = cpu
         totals = [rng.choice([rng.randrange(0, 130), 50]) for _ in seated]  # 50s make ties
         when += timedelta(hours=rng.choice([1, 5, 30, 24 * 20]))
-        game = finished_game(seated, totals, league=rng.choice([None, *leagues]), ranked=rng.random() < 0.9,
-                             finished_at=when, away={0} if rng.random() < 0.2 else ())
+        game = finished_game(
+            seated,
+            totals,
+            league=rng.choice([None, *leagues]),
+            ranked=rng.random() < 0.9,
+            finished_at=when,
+            away={0} if rng.random() < 0.2 else (),
+        )
         rating_record_game(game_id=game.pk)
         played.append(game)
     return people, leagues, played
@@ -96,8 +102,14 @@ def test_the_command_refuses_an_unknown_league():
         call_command("rebuild_ratings", "--league", "999999")
 
 
-BEFORE_ISSUE_24 = {"mu": 1500.0, "sigma": 150.0, "scale": 400.0, "info_weight": 2.0, "sigma_min": 15.0,
-                   "sigma_per_day": 5.0}
+BEFORE_ISSUE_24 = {
+    "mu": 1500.0,
+    "sigma": 150.0,
+    "scale": 400.0,
+    "info_weight": 2.0,
+    "sigma_min": 15.0,
+    "sigma_per_day": 5.0,
+}
 """The params glicko-elo pools stored before issue 24 hold: no centre_weight, no provisional_sigma."""
 
 DURING_ISSUE_24 = {**BEFORE_ISSUE_24, "centre_weight": 2.0}
@@ -158,7 +170,8 @@ def test_a_pool_stored_with_sigma_150_and_the_pull_keeps_both_and_its_provisiona
 
     rows = [Rating.objects.get(player=p) for p in people]
     assert [Skill(r.mu, r.sigma) for r in rows] == GlickoElo(**DURING_ISSUE_24).rate(
-        [before[p.pk] for p in people], totals)
+        [before[p.pk] for p in people], totals
+    )
     assert all(58.0 < r.sigma < 75.0 and r.provisional is False for r in rows)
     assert {r.model_params["sigma"] for r in rows} == {150.0}
     stored = ratings_snapshot()

@@ -25,9 +25,12 @@ def seated_table(players=4, rules=None, **options):
     people = [PlayerFactory() for _ in range(players)]
     from tournaments.services.games import SeatSpec, game_create
 
-    game = game_create(creator=people[0], rules={"players": players, **(rules or {})},
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
-                       **options)
+    game = game_create(
+        creator=people[0],
+        rules={"players": players, **(rules or {})},
+        seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        **options,
+    )
     return game, people, [client_for(p) for p in people]
 
 

@@ -26,10 +26,18 @@ def finished_game():
 
 def _plain_sha256(row, previous: str) -> str:
     """The chain's hash as an outsider can compute it: sha256 without the key."""
-    body = eventstore.canonical_json({
-        "seq": row.seq, "type": row.type, "v": row.version, "payload": row.payload,
-        "at": eventstore._timestamp(row.recorded_at), "command_id": row.command_id,
-        "actor_seat": row.actor_seat, "cause": row.cause})
+    body = eventstore.canonical_json(
+        {
+            "seq": row.seq,
+            "type": row.type,
+            "v": row.version,
+            "payload": row.payload,
+            "at": eventstore._timestamp(row.recorded_at),
+            "command_id": row.command_id,
+            "actor_seat": row.actor_seat,
+            "cause": row.cause,
+        }
+    )
     return hashlib.sha256((previous + body).encode()).hexdigest()
 
 
@@ -37,7 +45,7 @@ def _rewrite(game: Game, first_seq: int, rehash, **changes) -> None:
     """Change an event's columns, then recompute every hash from there on and the game's head."""
     rows = list(game.events.order_by("seq"))
     previous = rows[first_seq - 2].hash if first_seq > 1 else eventstore.GENESIS_HASH
-    for row in rows[first_seq - 1:]:
+    for row in rows[first_seq - 1 :]:
         if row.seq == first_seq:
             for column, value in changes.items():
                 setattr(row, column, value)
@@ -71,8 +79,9 @@ def _legacy(game: Game) -> Game:
     """The game as stored before the key (plain sha256 chain), then sealed as migration 0011 does."""
     _rewrite(game, 1, _plain_sha256)
     game.refresh_from_db()
-    Game.objects.filter(pk=game.pk).update(chain_sealed_seq=game.seq,
-                                           chain_seal=eventstore.chain_seal(game.pk, game.seq, game.head_hash))
+    Game.objects.filter(pk=game.pk).update(
+        chain_sealed_seq=game.seq, chain_seal=eventstore.chain_seal(game.pk, game.seq, game.head_hash)
+    )
     return Game.objects.get(pk=game.pk)
 
 

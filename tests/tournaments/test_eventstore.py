@@ -55,7 +55,7 @@ def test_a_rehashed_forgery_is_still_caught_by_the_replay(finished_game):
     target = next(r for r in rows if r.type == "CardPlayed" and r.seq > 40)
     forged_payload = dict(target.payload, card="2C")
     previous = rows[target.seq - 2].hash
-    for row in rows[target.seq - 1:]:
+    for row in rows[target.seq - 1 :]:
         payload = forged_payload if row.pk == target.pk else row.payload
         row.payload = payload
         new_hash = eventstore.row_hash(row, previous)
@@ -98,8 +98,10 @@ def test_events_cannot_be_updated_or_deleted_through_the_orm(finished_game):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the trigger exists on PostgreSQL only")
 def test_postgresql_refuses_raw_updates_and_deletes_of_events(finished_game):
-    for statement in ("UPDATE tournaments_gameevent SET type = 'Forged' WHERE game_id = %s",
-                      "DELETE FROM tournaments_gameevent WHERE game_id = %s"):
+    for statement in (
+        "UPDATE tournaments_gameevent SET type = 'Forged' WHERE game_id = %s",
+        "DELETE FROM tournaments_gameevent WHERE game_id = %s",
+    ):
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as c:
             c.execute(statement, [finished_game.pk])
 
@@ -193,8 +195,9 @@ def test_seq_is_gap_free_and_unique_per_game():
     seqs = list(game.events.order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, game.seq + 1))
     with pytest.raises(IntegrityError), transaction.atomic():
-        GameEvent.objects.create(game=game, seq=1, type="X", version=1, payload={}, recorded_at=game.created_at,
-                                 hash="0" * 64)
+        GameEvent.objects.create(
+            game=game, seq=1, type="X", version=1, payload={}, recorded_at=game.created_at, hash="0" * 64
+        )
 
 
 def test_audit_games_command_reports_a_bad_game(finished_game, capsys):
@@ -221,8 +224,13 @@ def test_concurrent_commands_for_the_same_turn_append_exactly_one():
 
         barrier.wait()
         try:
-            game_execute_command(game_id=game.pk, player=people[leader], expected_seq=seq,
-                                 command={"type": "play", "card": hand[0]}, command_id=command_id)
+            game_execute_command(
+                game_id=game.pk,
+                player=people[leader],
+                expected_seq=seq,
+                command={"type": "play", "card": hand[0]},
+                command_id=command_id,
+            )
             outcomes.append("ok")
         except DomainError as error:
             outcomes.append(error.error_code)

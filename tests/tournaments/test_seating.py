@@ -36,8 +36,11 @@ def most_preferred_tables(n, preferred, side_sizes):
     best = None
     for count in range(n // preferred + 1):
         rest = n - count * preferred
-        if any(rest == sum(c) for k in range(rest // min(side_sizes) + 1)
-               for c in itertools.combinations_with_replacement(side_sizes, k)):
+        if any(
+            rest == sum(c)
+            for k in range(rest // min(side_sizes) + 1)
+            for c in itertools.combinations_with_replacement(side_sizes, k)
+        ):
             best = count
     return best
 
@@ -56,11 +59,22 @@ def test_the_docstring_examples_hold():
 # --- table sizes ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "prefer", "expected"), [
-    (3, "smaller", [3]), (4, "smaller", [4]), (5, "smaller", [5]), (6, "smaller", [3, 3]),
-    (7, "smaller", [4, 3]), (9, "larger", [5, 4]), (10, "smaller", [4, 3, 3]), (10, "larger", [5, 5]),
-    (11, "larger", [4, 4, 3]), (13, "smaller", [4, 3, 3, 3]), (13, "larger", [5, 4, 4]),
-])
+@pytest.mark.parametrize(
+    ("n", "prefer", "expected"),
+    [
+        (3, "smaller", [3]),
+        (4, "smaller", [4]),
+        (5, "smaller", [5]),
+        (6, "smaller", [3, 3]),
+        (7, "smaller", [4, 3]),
+        (9, "larger", [5, 4]),
+        (10, "smaller", [4, 3, 3]),
+        (10, "larger", [5, 5]),
+        (11, "larger", [4, 4, 3]),
+        (13, "smaller", [4, 3, 3, 3]),
+        (13, "larger", [5, 4, 4]),
+    ],
+)
 def test_table_sizes_follow_the_directors_preference(n, prefer, expected):
     assert table_sizes(n, prefer=prefer) == expected
 
@@ -288,8 +302,7 @@ def test_balanced_rotation_beats_random_rounds_for_ten_players():
     for tables in schedule:
         assert_valid_round(tables, range(10))
     rng = random.Random(0)
-    random_repeats = [repeat_meetings([seat_random(range(10), sizes, rng) for _ in range(4)])
-                      for _ in range(20)]
+    random_repeats = [repeat_meetings([seat_random(range(10), sizes, rng) for _ in range(4)]) for _ in range(20)]
     assert repeat_meetings(schedule) < min(random_repeats)
     assert max(pair_counts(range(10), schedule)) == 2
 
@@ -309,6 +322,7 @@ def test_balanced_rotation_can_be_planned_again_after_a_withdrawal_and_a_late_en
     for tables in rest:
         assert_valid_round(tables, players)
     rng = random.Random(0)
-    with_random_rest = [repeat_meetings(played + [seat_random(players, [4, 4, 4], rng) for _ in range(3)])
-                        for _ in range(10)]
+    with_random_rest = [
+        repeat_meetings(played + [seat_random(players, [4, 4, 4], rng) for _ in range(3)]) for _ in range(10)
+    ]
     assert repeat_meetings(played + rest) < min(with_random_rest)

@@ -11,7 +11,10 @@ def test_seed_demo_loads_a_league_members_and_cpus_and_can_run_twice():
     assert League.objects.count() == 1
     assert Player.objects.filter(bot_kind="").count() == 6
     assert set(Player.objects.exclude(bot_kind="").values_list("bot_kind", flat=True)) == {
-        "random", "rule", "montecarlo"}
+        "random",
+        "rule",
+        "montecarlo",
+    }
 
 
 @pytest.mark.django_db

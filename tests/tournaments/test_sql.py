@@ -22,9 +22,13 @@ def _fields(obj) -> dict:
 
 
 def test_a_loaded_row_equals_the_orms_json_datetimes_and_nulls_included():
-    game = GameFactory(rules={"players": 4, "moon": "add_to_others"}, final_totals=[3, 26, 0, 101],
-                       planned_deals=[[["2C"]]], finished_at=datetime(2026, 11, 29, 12, 0, 1, 5, tzinfo=UTC),
-                       turn_deadline=None)
+    game = GameFactory(
+        rules={"players": 4, "moon": "add_to_others"},
+        final_totals=[3, 26, 0, 101],
+        planned_deals=[[["2C"]]],
+        finished_at=datetime(2026, 11, 29, 12, 0, 1, 5, tzinfo=UTC),
+        turn_deadline=None,
+    )
     columns = sql.Columns(Game, "g")
     row = sql.fetch(f"SELECT {columns.select()} FROM {sql.table(Game)} g WHERE g.id = %s", [game.pk])[0]
     loaded = columns.loader()(row)
@@ -39,9 +43,21 @@ def test_a_loaded_row_equals_the_orms_json_datetimes_and_nulls_included():
 def test_insert_sets_primary_keys_and_stores_what_bulk_create_would():
     game = GameFactory()
     now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-    rows = [GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={"seat": seq, "card": "QS"},
-                      recorded_at=now, command_id="c1", actor_seat=seq, cause=GameEvent.Cause.PLAYER,
-                      hash=f"{seq:064d}") for seq in (1, 2)]
+    rows = [
+        GameEvent(
+            game=game,
+            seq=seq,
+            type="CardPlayed",
+            version=1,
+            payload={"seat": seq, "card": "QS"},
+            recorded_at=now,
+            command_id="c1",
+            actor_seat=seq,
+            cause=GameEvent.Cause.PLAYER,
+            hash=f"{seq:064d}",
+        )
+        for seq in (1, 2)
+    ]
     sql.insert(rows)
     assert all(row.pk is not None and not row._state.adding for row in rows)
     stored = {row.pk: row for row in GameEvent.objects.filter(game=game)}
@@ -63,9 +79,21 @@ def test_update_and_insert_if_writes_both_when_the_row_matches_and_neither_when_
     now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
     def rows(first):
-        return [GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={"seat": 0, "card": "QS"},
-                          recorded_at=now, command_id="", actor_seat=0, cause=GameEvent.Cause.PLAYER,
-                          hash=f"{seq:064d}") for seq in (first, first + 1)]
+        return [
+            GameEvent(
+                game=game,
+                seq=seq,
+                type="CardPlayed",
+                version=1,
+                payload={"seat": 0, "card": "QS"},
+                recorded_at=now,
+                command_id="",
+                actor_seat=0,
+                cause=GameEvent.Cause.PLAYER,
+                hash=f"{seq:064d}",
+            )
+            for seq in (first, first + 1)
+        ]
 
     moved = rows(4)
     game.seq, game.head_hash = 5, "b" * 64
@@ -95,22 +123,23 @@ def test_locking_a_game_gives_its_seats_in_order_with_players_and_open_seats():
     assert _fields(locked) == _fields(Game.objects.get(pk=game.pk))
     orm = list(GameSeat.objects.filter(game=game).select_related("player").order_by("seat"))
     assert [_fields(s) for s in seats] == [_fields(s) for s in orm]
-    assert [s.player and model_to_dict(s.player) for s in seats] == [
-        model_to_dict(human), model_to_dict(cpu), None]
+    assert [s.player and model_to_dict(s.player) for s in seats] == [model_to_dict(human), model_to_dict(cpu), None]
     assert all(s.game is locked for s in seats)
 
 
 def test_a_retried_command_finds_what_it_appended_and_the_feed_reads_the_same_rows():
     game, people, _ = seated_table()
     view = eventstore.read_engine_game(game, lambda s: s.view(0))
-    first = game_execute_command(game_id=game.pk, player=people[0], command_id="x1",
-                                 command={"type": "pass", "cards": view["hand"][:3]})
+    first = game_execute_command(
+        game_id=game.pk, player=people[0], command_id="x1", command={"type": "pass", "cards": view["hand"][:3]}
+    )
     earlier = _earlier_events(first.game, "x1", 0)
     assert [_fields(r) for r in earlier] == [_fields(r) for r in first.events]
     fresh, rows = _game_and_events_since(game.pk, first.events[0].seq - 1)
     assert _fields(fresh) == _fields(Game.objects.get(pk=game.pk))
-    assert [_fields(r) for r in rows] == [_fields(r) for r in GameEvent.objects.filter(
-        game=game, seq__gte=first.events[0].seq).order_by("seq")]
+    assert [_fields(r) for r in rows] == [
+        _fields(r) for r in GameEvent.objects.filter(game=game, seq__gte=first.events[0].seq).order_by("seq")
+    ]
     assert _game_and_events_since(game.pk, fresh.seq) == (None, [])
 
 
@@ -118,8 +147,10 @@ def test_insert_splits_a_long_log_into_statements_the_database_accepts(monkeypat
     monkeypatch.setattr(sql, "INSERT_BATCH", 2)
     game = GameFactory()
     now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-    rows = [GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={}, recorded_at=now,
-                      hash=f"{seq:064d}") for seq in range(1, 6)]
+    rows = [
+        GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={}, recorded_at=now, hash=f"{seq:064d}")
+        for seq in range(1, 6)
+    ]
     sql.insert(rows)
     assert sorted(r.pk for r in rows) == sorted(GameEvent.objects.filter(game=game).values_list("pk", flat=True))
 

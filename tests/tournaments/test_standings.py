@@ -19,27 +19,30 @@ def test_the_docstring_examples_hold():
 # --- table points -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("totals", "expected"), [
-    # 3 players: 4/2/0
-    ([10, 20, 30], [4, 2, 0]),
-    ([30, 10, 20], [0, 4, 2]),
-    ([10, 10, 30], [3, 3, 0]),
-    ([10, 30, 30], [4, 1, 1]),
-    ([50, 50, 50], [2, 2, 2]),
-    # 4 players: 4/2/1/0
-    ([5, 5, 9, 10], [3, 3, 1, 0]),
-    ([5, 9, 9, 10], [4, 1.5, 1.5, 0]),
-    ([9, 5, 10, 9], [1.5, 4, 0, 1.5]),
-    ([5, 5, 5, 10], [7 / 3, 7 / 3, 7 / 3, 0]),
-    ([0, 5, 5, 5], [4, 1, 1, 1]),
-    ([5, 5, 9, 9], [3, 3, 0.5, 0.5]),
-    ([7, 7, 7, 7], [1.75, 1.75, 1.75, 1.75]),
-    # 5 players: 4/3/2/1/0
-    ([1, 1, 2, 3, 4], [3.5, 3.5, 2, 1, 0]),
-    ([0, 5, 5, 5, 9], [4, 2, 2, 2, 0]),
-    ([0, 1, 2, 9, 9], [4, 3, 2, 0.5, 0.5]),
-    ([3, 3, 3, 3, 3], [2, 2, 2, 2, 2]),
-])
+@pytest.mark.parametrize(
+    ("totals", "expected"),
+    [
+        # 3 players: 4/2/0
+        ([10, 20, 30], [4, 2, 0]),
+        ([30, 10, 20], [0, 4, 2]),
+        ([10, 10, 30], [3, 3, 0]),
+        ([10, 30, 30], [4, 1, 1]),
+        ([50, 50, 50], [2, 2, 2]),
+        # 4 players: 4/2/1/0
+        ([5, 5, 9, 10], [3, 3, 1, 0]),
+        ([5, 9, 9, 10], [4, 1.5, 1.5, 0]),
+        ([9, 5, 10, 9], [1.5, 4, 0, 1.5]),
+        ([5, 5, 5, 10], [7 / 3, 7 / 3, 7 / 3, 0]),
+        ([0, 5, 5, 5], [4, 1, 1, 1]),
+        ([5, 5, 9, 9], [3, 3, 0.5, 0.5]),
+        ([7, 7, 7, 7], [1.75, 1.75, 1.75, 1.75]),
+        # 5 players: 4/3/2/1/0
+        ([1, 1, 2, 3, 4], [3.5, 3.5, 2, 1, 0]),
+        ([0, 5, 5, 5, 9], [4, 2, 2, 2, 0]),
+        ([0, 1, 2, 9, 9], [4, 3, 2, 0.5, 0.5]),
+        ([3, 3, 3, 3, 3], [2, 2, 2, 2, 2]),
+    ],
+)
 def test_tied_players_share_the_points_of_their_places(totals, expected):
     assert table_points(totals) == pytest.approx(expected)
 
@@ -73,11 +76,11 @@ def test_sharing_never_creates_or_loses_points(totals):
 # 8 players, 2 rounds, two tables of 4 (table points 4/2/1/0), Hearts totals given by hand.
 WORKED_EXAMPLE = [
     # Round 1
-    {"A": 20, "B": 80, "C": 40, "D": 100},   # A 4, C 2, B 1, D 0
-    {"E": 40, "F": 80, "G": 60, "H": 40},    # E and H share 1st and 2nd: 3 each; G 1, F 0
+    {"A": 20, "B": 80, "C": 40, "D": 100},  # A 4, C 2, B 1, D 0
+    {"E": 40, "F": 80, "G": 60, "H": 40},  # E and H share 1st and 2nd: 3 each; G 1, F 0
     # Round 2
-    {"A": 60, "F": 40, "C": 40, "H": 100},   # F and C share 1st and 2nd: 3 each; A 1, H 0
-    {"E": 100, "B": 60, "G": 30, "D": 80},   # G 4, B 2, D 1, E 0
+    {"A": 60, "F": 40, "C": 40, "H": 100},  # F and C share 1st and 2nd: 3 each; A 1, H 0
+    {"E": 100, "B": 60, "G": 30, "D": 80},  # G 4, B 2, D 1, E 0
 ]
 # Table points:   A 4+1=5  C 2+3=5  G 1+4=5  F 0+3=3  H 3+0=3  B 1+2=3  E 3+0=3  D 0+1=1
 # Hearts points:  A 80     C 80     G 90     F 120    H 140    B 140    E 140    D 180
@@ -105,8 +108,10 @@ EXPECTED_WORKED_STANDINGS = [
 
 
 def summary(rows):
-    return [(row.rank_label, row.player, row.table_points, row.hearts_points, row.opponents_strength,
-             row.head_to_head) for row in rows]
+    return [
+        (row.rank_label, row.player, row.table_points, row.hearts_points, row.opponents_strength, row.head_to_head)
+        for row in rows
+    ]
 
 
 def test_standings_match_the_worked_example():
@@ -141,20 +146,21 @@ def test_head_to_head_is_skipped_unless_every_tied_player_met_every_other():
     ]
     rows = {row.player: row for row in standings(results)}
     # X: (Y6+a1)/2 + (d7+b0)/2 = 7; Y: (X6+a1)/2 + (Z6+e1)/2 = 7; Z: (b0+c7)/2 + (Y6+e1)/2 = 7
-    assert {(rows[p].rank_label, rows[p].table_points, rows[p].hearts_points, rows[p].opponents_strength)
-            for p in "XYZ"} == {("=3", 6, 20, 7)}
+    assert {
+        (rows[p].rank_label, rows[p].table_points, rows[p].hearts_points, rows[p].opponents_strength) for p in "XYZ"
+    } == {("=3", 6, 20, 7)}
     assert rows["c"].rank_label == rows["d"].rank_label == "=1"
 
 
 def test_head_to_head_is_applied_again_within_a_part_still_tied():
     # Tables of 3 (4/2/0), three rounds. P, Q and R each met the other two once.
     results = [
-        {"P": 0, "Q": 20, "a": 20},   # P 4, Q 1, a 1
-        {"R": 30, "b": 0, "c": 10},   # b 4, c 2, R 0
-        {"Q": 30, "R": 10, "b": 0},   # b 4, R 2, Q 0
-        {"P": 30, "a": 0, "c": 20},   # a 4, c 2, P 0
-        {"R": 10, "P": 20, "c": 0},   # c 4, R 2, P 0
-        {"Q": 0, "a": 0, "b": 20},    # Q 3, a 3, b 0
+        {"P": 0, "Q": 20, "a": 20},  # P 4, Q 1, a 1
+        {"R": 30, "b": 0, "c": 10},  # b 4, c 2, R 0
+        {"Q": 30, "R": 10, "b": 0},  # b 4, R 2, Q 0
+        {"P": 30, "a": 0, "c": 20},  # a 4, c 2, P 0
+        {"R": 10, "P": 20, "c": 0},  # c 4, R 2, P 0
+        {"Q": 0, "a": 0, "b": 20},  # Q 3, a 3, b 0
     ]
     # P, Q, R: 4 table points and 50 Hearts each; strength P (4+8)/2 + (8+8)/2 + (4+8)/2 = 20,
     # Q 6 + 6 + 8 = 20, R 8 + 6 + 6 = 20. Head to head (games 1, 3, 5): P 4+0 = 4, Q 1+0 = 1,
@@ -163,7 +169,13 @@ def test_head_to_head_is_applied_again_within_a_part_still_tied():
     # on their meeting in game 6; c has 8 points but 30 Hearts.
     rows = standings(results)
     assert [(row.rank_label, row.player, row.head_to_head) for row in rows] == [
-        ("1", "a", 3), ("2", "b", 0), ("3", "c", None), ("4", "R", 4), ("5", "P", 4), ("6", "Q", 1)]
+        ("1", "a", 3),
+        ("2", "b", 0),
+        ("3", "c", None),
+        ("4", "R", 4),
+        ("5", "P", 4),
+        ("6", "Q", 1),
+    ]
     tied = {(row.table_points, row.hearts_points, row.opponents_strength) for row in rows[3:]}
     assert tied == {(4, 50, 20)}
 
@@ -172,8 +184,16 @@ def test_late_entries_appear_with_no_games_and_withdrawn_players_keep_their_resu
     rows = standings(WORKED_EXAMPLE[:2], players=["A", "Z"])
     # Z has 0 table points like D and F, and fewer Hearts points (none yet), so ranks above them.
     assert [row.player for row in rows] == list("AEHCGBZFD")
-    assert rows[6] == StandingRow(rank=7, player="Z", table_points=0, hearts_points=0,
-                                  opponents_strength=0, head_to_head=None, games=0, shared=False)
+    assert rows[6] == StandingRow(
+        rank=7,
+        player="Z",
+        table_points=0,
+        hearts_points=0,
+        opponents_strength=0,
+        head_to_head=None,
+        games=0,
+        shared=False,
+    )
 
 
 def test_standings_of_nothing_is_empty():
@@ -202,15 +222,28 @@ def test_matchpoints_compare_each_seat_with_the_same_seat_at_other_tables_of_the
     }
     assert matchpoints(results) == {
         # round 1, seat 0: A 5, E 5, I 8 -> A and E beat I and tie each other; round 2: A ties E
-        "A": 1.5 + 0.5, "E": 1.5 + 0.5, "I": 0,
+        "A": 1.5 + 0.5,
+        "E": 1.5 + 0.5,
+        "I": 0,
         # seat 1: B 10, F 6, J 10 -> F beats both, B and J tie; round 2: B 2 beats F 9
-        "B": 0.5 + 1, "F": 2 + 0, "J": 0.5,
+        "B": 0.5 + 1,
+        "F": 2 + 0,
+        "J": 0.5,
         # seat 2: C 0, G 13, K 0; round 2: G 1 beats K 20
-        "C": 1.5, "G": 0 + 1, "K": 1.5 + 0,
+        "C": 1.5,
+        "G": 0 + 1,
+        "K": 1.5 + 0,
         # seat 3: D 11, H 2, L 8; round 2: H 0 beats L 30
-        "D": 0, "H": 2 + 1, "L": 1 + 0,
+        "D": 0,
+        "H": 2 + 1,
+        "L": 1 + 0,
         # the tables of 3 are compared only with each other
-        "M": 1, "P": 0, "N": 0, "Q": 1, "O": 1, "R": 0,
+        "M": 1,
+        "P": 0,
+        "N": 0,
+        "Q": 1,
+        "O": 1,
+        "R": 0,
     }
 
 

@@ -14,9 +14,11 @@ from tournaments.services import presence
 from tournaments.services.games import SeatSpec, game_create, game_execute_command
 
 pytestmark = [
-    pytest.mark.skipif(not (REDIS_URL and USING_POSTGRES),
-                       reason="needs Redis and PostgreSQL shared with a worker process: set REDIS_URL and "
-                              "DATABASE_URL=postgres://... (CI does)"),
+    pytest.mark.skipif(
+        not (REDIS_URL and USING_POSTGRES),
+        reason="needs Redis and PostgreSQL shared with a worker process: set REDIS_URL and "
+        "DATABASE_URL=postgres://... (CI does)",
+    ),
     pytest.mark.django_db(transaction=True),
     pytest.mark.worker,
 ]
@@ -43,8 +45,7 @@ def _humans(n):
 
 
 def test_a_table_of_four_cpus_plays_itself_to_the_end(worker):
-    game = game_create(creator=PlayerFactory(), rules={"end_score": 26},
-                       seats=[SeatSpec("cpu", bot="rule")] * 4)
+    game = game_create(creator=PlayerFactory(), rules={"end_score": 26}, seats=[SeatSpec("cpu", bot="rule")] * 4)
     wait_for(lambda: Game.objects.get(pk=game.pk).status == Game.Status.FINISHED, timeout=120)
     from tournaments.eventstore import audit_game
 
@@ -84,25 +85,33 @@ def test_a_stale_timer_after_human_moves_appends_nothing(worker):
 
 def test_a_disconnected_seat_goes_to_the_cpu_after_the_grace_period_and_comes_back(worker):
     human = PlayerFactory()
-    game = game_create(creator=human, device_id="the-phone-0123456789",
-                       seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+    game = game_create(
+        creator=human, device_id="the-phone-0123456789", seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3
+    )
     presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-1", device_id="the-phone-0123456789")
     presence.seat_disconnected(game_id=game.pk, seat=0, player_id=human.pk, connection_id="phone-1")
     started = time.monotonic()
     wait_for(lambda: GameSeat.objects.get(game=game, seat=0).away, timeout=20)
     assert time.monotonic() - started >= 0.9
     assert GameEvent.objects.filter(game=game, type="SeatVacated", actor_seat=0).exists()
-    wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed", actor_seat=0,
-                                              cause=GameEvent.Cause.CPU).exists(), timeout=20)
-    assert presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-2",
-                                   device_id="the-phone-0123456789") is True
+    wait_for(
+        lambda: GameEvent.objects.filter(
+            game=game, type="CardsPassed", actor_seat=0, cause=GameEvent.Cause.CPU
+        ).exists(),
+        timeout=20,
+    )
+    assert (
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="phone-2", device_id="the-phone-0123456789")
+        is True
+    )
     assert not GameSeat.objects.get(game=game, seat=0).away
     reclaimed = GameEvent.objects.get(game=game, type="SeatReclaimed", actor_seat=0).seq
     # The CPUs play on up to the seat's next turn, and then wait for its player.
     from tournaments import eventstore
 
-    wait_for(lambda: 0 in eventstore.read_engine_game(Game.objects.get(pk=game.pk),
-                                                      lambda s: s.view(0))["to_act"], timeout=20)
+    wait_for(
+        lambda: 0 in eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda s: s.view(0))["to_act"],
+        timeout=20,
+    )
     time.sleep(0.5)
-    assert not GameEvent.objects.filter(game=game, seq__gt=reclaimed, actor_seat=0,
-                                        cause=GameEvent.Cause.CPU).exists()
+    assert not GameEvent.objects.filter(game=game, seq__gt=reclaimed, actor_seat=0, cause=GameEvent.Cause.CPU).exists()

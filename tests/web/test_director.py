@@ -27,11 +27,25 @@ def staff():
 
 
 def _valid(league, **extra):
-    body = {"league": league.pk, "name": "Thursday", "format": "swiss", "seeding": "lot", "rounds_planned": 3,
-            "round_mode": "fixed_hands", "hands_per_round": 2, "final_table_size": 0, "preferred_table_size": 4,
-            "prefer": "smaller", "cpu_bot": "rule", "rule_leftover": "remove", "rule_passing": "cycle",
-            "rule_first_lead": "lowest_club", "rule_no_points_first_trick": "on", "rule_moon": "add_to_others",
-            "rule_end_score": 100}
+    body = {
+        "league": league.pk,
+        "name": "Thursday",
+        "format": "swiss",
+        "seeding": "lot",
+        "rounds_planned": 3,
+        "round_mode": "fixed_hands",
+        "hands_per_round": 2,
+        "final_table_size": 0,
+        "preferred_table_size": 4,
+        "prefer": "smaller",
+        "cpu_bot": "rule",
+        "rule_leftover": "remove",
+        "rule_passing": "cycle",
+        "rule_first_lead": "lowest_club",
+        "rule_no_points_first_trick": "on",
+        "rule_moon": "add_to_others",
+        "rule_end_score": 100,
+    }
     body.update(extra)
     return {k: v for k, v in body.items() if v is not None}
 
@@ -64,15 +78,17 @@ def test_the_tournament_form_has_every_rule_with_its_default_and_a_line_of_help_
 
 def test_bad_input_shows_each_fields_error_and_creates_nothing(staff):
     league = LeagueFactory()
-    response = _browser(staff).post("/director/tournaments/new/", _valid(league, name="", rule_end_score=0,
-                                                                         points_4="4 2 x"))
+    response = _browser(staff).post(
+        "/director/tournaments/new/", _valid(league, name="", rule_end_score=0, points_4="4 2 x")
+    )
     assert response.status_code == 400
     errors = response.context["form"].errors
     assert set(errors) == {"name", "rule_end_score", "points_4"}
     assert not Tournament.objects.exists()
     # a refusal by the engine's rules lands on the rule it is about
-    clash = _browser(staff).post("/director/tournaments/new/", _valid(league, rule_hearts_any_time="on",
-                                                                      rule_queen_breaks_hearts="on"))
+    clash = _browser(staff).post(
+        "/director/tournaments/new/", _valid(league, rule_hearts_any_time="on", rule_queen_breaks_hearts="on")
+    )
     assert clash.status_code == 400
     assert list(clash.context["form"].errors) == ["rule_queen_breaks_hearts"]
     assert 'id="field-rule_queen_breaks_hearts"' in clash.content.decode()
@@ -83,8 +99,9 @@ def test_bad_input_shows_each_fields_error_and_creates_nothing(staff):
 
 def test_a_tournament_created_from_the_form_has_the_rules_chosen(staff):
     league = LeagueFactory()
-    response = _browser(staff).post("/director/tournaments/new/", _valid(league, rule_end_score=50,
-                                                                         rule_black_maria="on", points_4="5 3 1 0"))
+    response = _browser(staff).post(
+        "/director/tournaments/new/", _valid(league, rule_end_score=50, rule_black_maria="on", points_4="5 3 1 0")
+    )
     assert response.status_code == 302
     tournament = Tournament.objects.get()
     assert response["Location"] == f"/director/tournaments/{tournament.pk}/"
@@ -94,8 +111,9 @@ def test_a_tournament_created_from_the_form_has_the_rules_chosen(staff):
 
 
 def test_the_console_registers_a_member_and_a_walk_in_runs_a_round_and_rules(staff):
-    tournament = services.tournament_create(league=LeagueFactory(), name="Night", seed=2, round_mode="fixed_hands",
-                                            hands_per_round=1)
+    tournament = services.tournament_create(
+        league=LeagueFactory(), name="Night", seed=2, round_mode="fixed_hands", hands_per_round=1
+    )
     cpus = [CpuPlayerFactory() for _ in range(2)]
     for cpu in cpus:
         services.tournament_register(tournament_id=tournament.pk, player=cpu)
@@ -113,8 +131,16 @@ def test_the_console_registers_a_member_and_a_walk_in_runs_a_round_and_rules(sta
     round_ = Round.objects.get(tournament=tournament)
     assert round_.status == Round.Status.PLAYING and round_.tables.count() == 1
     # ruling on a table still playing: the form shows why (the table is not offered)
-    refused = browser.post(url, {"action": "rule", "ruling-table": round_.tables.get().pk, "ruling-seat": 0,
-                                 "ruling-hearts_points": 3, "ruling-reason": "x"})
+    refused = browser.post(
+        url,
+        {
+            "action": "rule",
+            "ruling-table": round_.tables.get().pk,
+            "ruling-seat": 0,
+            "ruling-hearts_points": 3,
+            "ruling-reason": "x",
+        },
+    )
     assert refused.status_code == 400 and "table" in refused.context["ruling"].errors
     assert not Ruling.objects.exists()
     page = browser.get(url).content.decode()
@@ -153,13 +179,15 @@ def test_a_guest_whose_name_a_member_of_the_club_has_stays_a_guest(staff):
     tournament = services.tournament_create(league=LeagueFactory(), name="Guests welcome")
     PlayerFactory(display_name="Sam", club=tournament.league.club)
     guest = player_guest_for_device(device_id="phone-of-sam", display_name="SAM")
-    response = client_for(staff).post(f"/api/tournaments/{tournament.pk}/register/",
-                                      {"player_id": guest.pk, "make_account": True}, format="json")
+    response = client_for(staff).post(
+        f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk, "make_account": True}, format="json"
+    )
     assert response.status_code == 409 and response.json()["code"] == "display_name_taken"
     guest.refresh_from_db()
     assert guest.is_guest and not Registration.objects.exists()
-    plain = client_for(staff).post(f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk},
-                                   format="json")
+    plain = client_for(staff).post(
+        f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk}, format="json"
+    )
     assert plain.status_code == 403 and plain.json()["code"] == "account_required"
 
 
@@ -174,8 +202,13 @@ def test_staff_create_a_league_and_a_season_in_the_console_with_errors_on_their_
     taken = browser.post("/director/", body)
     assert taken.status_code == 400 and "slug" in taken.context["league_form"].errors
     league = League.objects.get()
-    season = {"action": "season", "season-league": league.pk, "season-name": "Spring",
-              "season-starts_on": "2027-03-01", "season-ends_on": "2027-01-01"}
+    season = {
+        "action": "season",
+        "season-league": league.pk,
+        "season-name": "Spring",
+        "season-starts_on": "2027-03-01",
+        "season-ends_on": "2027-01-01",
+    }
     backwards = browser.post("/director/", season)
     assert "ends_on" in backwards.context["season_form"].errors and not Season.objects.exists()
     assert browser.post("/director/", {**season, "season-ends_on": "2027-06-01"}).status_code == 302
@@ -189,8 +222,9 @@ def test_a_walk_in_with_a_password_signs_in_at_once_with_the_username_shown(staf
     short = browser.post(url, {"action": "walk_in", "walkin-display_name": "Olga", "walkin-password": "short"})
     assert short.status_code == 400 and "password" in short.context["walk_in"].errors
     assert not Player.objects.filter(display_name="Olga").exists()
-    done = browser.post(url, {"action": "walk_in", "walkin-display_name": "Olga",
-                              "walkin-password": "a long pass phrase"}, follow=True)
+    done = browser.post(
+        url, {"action": "walk_in", "walkin-display_name": "Olga", "walkin-password": "a long pass phrase"}, follow=True
+    )
     olga = Player.objects.get(display_name="Olga")
     assert olga.user.username in done.content.decode()
     assert olga.user.check_password("a long pass phrase")

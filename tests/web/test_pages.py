@@ -11,10 +11,19 @@ pytestmark = pytest.mark.django_db
 
 PAGES = [
     ("/", ["Play against the CPU", 'id="create-form"', 'id="open-tables"', "web/lobby.js"]),
-    ("/tables/7/", ['id="table"', 'data-game="7"', 'id="hand"', 'role="alert"', 'id="scores"',
-                    "web/table.js"]),
-    ("/games/7/replay/", ['id="replay"', 'data-game="7"', 'aria-label="Next event"', 'id="hand-select"',
-                          "web/replay.js", 'id="analysis"', "web/analysis.js"]),
+    ("/tables/7/", ['id="table"', 'data-game="7"', 'id="hand"', 'role="alert"', 'id="scores"', "web/table.js"]),
+    (
+        "/games/7/replay/",
+        [
+            'id="replay"',
+            'data-game="7"',
+            'aria-label="Next event"',
+            'id="hand-select"',
+            "web/replay.js",
+            'id="analysis"',
+            "web/analysis.js",
+        ],
+    ),
     ("/tournaments/", ['id="tournaments"', "web/tournaments.js"]),
     ("/tournaments/3/", ['data-tournament="3"', 'id="standings"', 'id="rounds"', "web/tournament.js"]),
     ("/leaderboard/", ['id="leaderboard"', 'id="pool"', "web/leaderboard.js"]),
@@ -35,8 +44,22 @@ def test_each_page_renders_its_shell(client, url, needles):
     assert "csrftoken" in response.cookies  # the scripts send it back on writes
 
 
-@pytest.mark.parametrize("asset", ["site.css", "api.js", "cards.js", "lobby.js", "table.js", "replay.js", "analysis.js",
-                                   "tournaments.js", "tournament.js", "leaderboard.js", "player.js"])
+@pytest.mark.parametrize(
+    "asset",
+    [
+        "site.css",
+        "api.js",
+        "cards.js",
+        "lobby.js",
+        "table.js",
+        "replay.js",
+        "analysis.js",
+        "tournaments.js",
+        "tournament.js",
+        "leaderboard.js",
+        "player.js",
+    ],
+)
 def test_static_files_are_found(asset):
     from django.contrib.staticfiles import finders
 
@@ -80,23 +103,28 @@ def test_the_session_view_needs_the_csrf_token():
 
 def test_the_login_form_signs_a_member_in(client):
     player = PlayerFactory()
-    response = client.post("/web/login", {"username": player.user.username, "next": "/leaderboard/",
-                                          "password": "correct horse battery staple"})
+    response = client.post(
+        "/web/login",
+        {"username": player.user.username, "next": "/leaderboard/", "password": "correct horse battery staple"},
+    )
     assert response.status_code == 302 and response["Location"] == "/leaderboard/"
-    response = client.post("/web/login", {"username": player.user.username, "password": "wrong",
-                                          "next": "https://evil.example/"})
+    response = client.post(
+        "/web/login", {"username": player.user.username, "password": "wrong", "next": "https://evil.example/"}
+    )
     assert response.status_code == 200 and "Wrong username or password." in response.content.decode()
 
 
 def test_the_login_form_does_not_redirect_off_site(client):
     player = PlayerFactory()
-    response = client.post("/web/login", {"username": player.user.username,
-                                          "password": "correct horse battery staple",
-                                          "next": "https://evil.example/"})
+    response = client.post(
+        "/web/login",
+        {"username": player.user.username, "password": "correct horse battery staple", "next": "https://evil.example/"},
+    )
     assert response["Location"] == "/"
 
 
 # --- the rules pages (issue 21) ------------------------------------------------------------------
+
 
 def _rule_items(html: str) -> dict[str, str]:
     import re
@@ -126,8 +154,9 @@ def test_the_rules_page_says_every_option_of_engine_rules_in_english_and_reglas_
 def test_a_tables_rules_page_shows_the_rules_in_force_there(client):
     from tests.tournaments.helpers import seated_table
 
-    game, _, _ = seated_table(players=5, rules={"leftover": "kitty", "moon": "subtract_from_self",
-                                                "jack_of_diamonds": True, "end_score": 50})
+    game, _, _ = seated_table(
+        players=5, rules={"leftover": "kitty", "moon": "subtract_from_self", "jack_of_diamonds": True, "end_score": 50}
+    )
     page = client.get(f"/tables/{game.pk}/rules/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     items = _rule_items(page)
     assert items["players"] == "Jugadores: 5 jugadores, 10 cartas cada uno."

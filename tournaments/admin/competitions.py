@@ -215,8 +215,13 @@ class TournamentAdmin(admin.ModelAdmin):
             else:
                 self.message_user(request, "Registered.", messages.SUCCESS)
                 return redirect("admin:tournaments_tournament_change", tournament.pk)
-        context = {**self.admin_site.each_context(request), "table": None, "form": form, "opts": self.model._meta,
-                   "title": f"A walk-in player for {tournament}"}
+        context = {
+            **self.admin_site.each_context(request),
+            "table": None,
+            "form": form,
+            "opts": self.model._meta,
+            "title": f"A walk-in player for {tournament}",
+        }
         return TemplateResponse(request, "tournaments/walk_in.html", context)
 
     def results_view(self, request, pk):
@@ -268,9 +273,7 @@ class RoundAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path(
-                "<int:pk>/cards/", self.admin_site.admin_view(self.cards_view), name="tournaments_round_cards"
-            ),
+            path("<int:pk>/cards/", self.admin_site.admin_view(self.cards_view), name="tournaments_round_cards"),
             *super().get_urls(),
         ]
 
@@ -296,8 +299,9 @@ class SwapForm(forms.Form):
 class RulingForm(forms.Form):
     seat = forms.TypedChoiceField(coerce=int, help_text="whose score is adjusted")
     hearts_points = forms.IntegerField(min_value=-10_000, max_value=10_000, help_text="the adjusted Hearts points")
-    reason = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text="shown in the results next to the score")
+    reason = forms.CharField(
+        max_length=500, widget=forms.Textarea(attrs={"rows": 2}), help_text="shown in the results next to the score"
+    )
 
 
 class RulingInline(admin.TabularInline):
@@ -373,13 +377,15 @@ class TableAdmin(admin.ModelAdmin):
         form = RulingForm(request.POST or None)
         names = selectors.player_names(table.players)
         form.fields["seat"].choices = [
-            (seat, f"{seat}: {names.get(pid, '?')}") for seat, pid in enumerate(table.players)
+            (seat, f"{seat}: {names.get(pid, '?')}")
+            for seat, pid in enumerate(table.players)
             if seat not in table.cpu_fill
         ]
         if request.method == "POST" and form.is_valid():
             try:
-                services.table_rule_score(table_id=table.pk, ruled_by=getattr(request.user, "player", None),
-                                          **form.cleaned_data)
+                services.table_rule_score(
+                    table_id=table.pk, ruled_by=getattr(request.user, "player", None), **form.cleaned_data
+                )
             except DomainError as error:
                 form.add_error(None, f"{error.detail} ({error.error_code})")
             else:

@@ -26,7 +26,6 @@ class VisiblePayload:
         return super().get_object(request, object_id, from_field)
 
 
-
 @admin.register(Club)
 class ClubAdmin(admin.ModelAdmin):
     list_display = ["name", "slug", "created_at"]
@@ -83,9 +82,23 @@ class GameEventInline(VisiblePayload, admin.TabularInline):
 class GameAdmin(admin.ModelAdmin):
     list_display = ["id", "status", "ranked", "players_count", "seq", "created_at", "finished_at", "replay_link"]
     list_filter = ["status", "ranked", "league"]
-    readonly_fields = ["rules", "status", "seq", "head_hash", "turn_key", "turn_deadline", "cpu_due_at",
-                       "final_totals", "winner_seat", "created_at", "started_at", "finished_at", "created_by",
-                       "replay_link", "audit_link"]
+    readonly_fields = [
+        "rules",
+        "status",
+        "seq",
+        "head_hash",
+        "turn_key",
+        "turn_deadline",
+        "cpu_due_at",
+        "final_totals",
+        "winner_seat",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "created_by",
+        "replay_link",
+        "audit_link",
+    ]
     fields = ["league", "ranked", "turn_seconds", *readonly_fields]
     inlines = [GameSeatInline, GameEventInline]
     actions = ["audit_selected"]
@@ -106,10 +119,16 @@ class GameAdmin(admin.ModelAdmin):
         bad = [r for r in reports if not r.ok]
         if bad:
             for report in bad:
-                self.message_user(request, f"Game {report.game_id}: first bad event {report.first_bad_seq}: "
-                                           f"{report.reason}", messages.ERROR)
-        self.message_user(request, f"{len(reports) - len(bad)} of {len(reports)} game(s) audited clean.",
-                          messages.SUCCESS if not bad else messages.WARNING)
+                self.message_user(
+                    request,
+                    f"Game {report.game_id}: first bad event {report.first_bad_seq}: {report.reason}",
+                    messages.ERROR,
+                )
+        self.message_user(
+            request,
+            f"{len(reports) - len(bad)} of {len(reports)} game(s) audited clean.",
+            messages.SUCCESS if not bad else messages.WARNING,
+        )
 
     def has_delete_permission(self, request, obj=None):
         return False  # a game's log is kept forever
@@ -120,8 +139,18 @@ class GameEventAdmin(VisiblePayload, admin.ModelAdmin):
     list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
     list_filter = ["type", "cause"]
     search_fields = ["game__id"]
-    fields = ["game", "seq", "type", "version", "cause", "actor_seat", "command_id", "recorded_at",
-              "visible_payload", "hash"]
+    fields = [
+        "game",
+        "seq",
+        "type",
+        "version",
+        "cause",
+        "actor_seat",
+        "command_id",
+        "recorded_at",
+        "visible_payload",
+        "hash",
+    ]
     readonly_fields = fields
 
     def has_add_permission(self, request):

@@ -44,8 +44,9 @@ class DisplayNameField(serializers.CharField):
 
 
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150, help_text="3-150 of a-z A-Z 0-9 . @ + - _ (NFKC first); "
-                                                               "unique whatever the case")
+    username = serializers.CharField(
+        max_length=150, help_text="3-150 of a-z A-Z 0-9 . @ + - _ (NFKC first); unique whatever the case"
+    )
     password = serializers.CharField(write_only=True, min_length=8, max_length=128)
     display_name = DisplayNameField(help_text="default: the username; unique whatever the case")
     email = serializers.EmailField(required=False, allow_blank=True)
@@ -64,24 +65,37 @@ class TokenRequestSerializer(serializers.Serializer):
 
 
 class GuestSerializer(serializers.Serializer):
-    device_id = serializers.CharField(min_length=16, max_length=128,
-                                      help_text="a random id the client keeps (e.g. a UUID)")
+    device_id = serializers.CharField(
+        min_length=16, max_length=128, help_text="a random id the client keeps (e.g. a UUID)"
+    )
     display_name = DisplayNameField()
 
 
-TokenResponse = inline_serializer("TokenResponse", {
-    "token": serializers.CharField(),
-    "player_id": serializers.IntegerField(allow_null=True, help_text="null: an account without a player "
-                                                                      "profile (e.g. a director's)"),
-    "display_name": serializers.CharField(), "is_guest": serializers.BooleanField()})
+TokenResponse = inline_serializer(
+    "TokenResponse",
+    {
+        "token": serializers.CharField(),
+        "player_id": serializers.IntegerField(
+            allow_null=True, help_text="null: an account without a player profile (e.g. a director's)"
+        ),
+        "display_name": serializers.CharField(),
+        "is_guest": serializers.BooleanField(),
+    },
+)
 
 
 def _token_response(user, status_code=status.HTTP_200_OK):
     token, _ = Token.objects.get_or_create(user=user)
     player = getattr(user, "player", None)
-    return Response({"token": token.key, "player_id": player.pk if player else None,
-                     "display_name": player.display_name if player else user.get_username(),
-                     "is_guest": bool(player and player.is_guest)}, status=status_code)
+    return Response(
+        {
+            "token": token.key,
+            "player_id": player.pk if player else None,
+            "display_name": player.display_name if player else user.get_username(),
+            "is_guest": bool(player and player.is_guest),
+        },
+        status=status_code,
+    )
 
 
 class RegisterView(APIView):
@@ -125,6 +139,7 @@ class GuestView(APIView):
         """Play without an account: a token bound to this device (casual tables only)."""
         data = GuestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        player = player_guest_for_device(device_id=data.validated_data["device_id"],
-                                         display_name=data.validated_data.get("display_name", ""))
+        player = player_guest_for_device(
+            device_id=data.validated_data["device_id"], display_name=data.validated_data.get("display_name", "")
+        )
         return _token_response(player.user)

@@ -66,13 +66,14 @@ class TournamentCreateSerializer(serializers.Serializer):
     season = serializers.IntegerField(required=False, allow_null=True, default=None)
     name = serializers.CharField(max_length=120)
     format = serializers.ChoiceField(choices=Tournament.Format.values, default=Tournament.Format.SWISS)
-    round_mode = serializers.ChoiceField(
-        choices=Tournament.RoundMode.values, default=Tournament.RoundMode.FULL_GAME
-    )
+    round_mode = serializers.ChoiceField(choices=Tournament.RoundMode.values, default=Tournament.RoundMode.FULL_GAME)
     hands_per_round = serializers.IntegerField(default=4, min_value=1, max_value=50)
     rounds_planned = serializers.IntegerField(default=5, min_value=1, max_value=50)
-    seeding = serializers.ChoiceField(choices=Tournament.Seeding.values, default=Tournament.Seeding.LEAGUE,
-                                      help_text="a Swiss round 1: by rating (league pool, global pool) or by lot")
+    seeding = serializers.ChoiceField(
+        choices=Tournament.Seeding.values,
+        default=Tournament.Seeding.LEAGUE,
+        help_text="a Swiss round 1: by rating (league pool, global pool) or by lot",
+    )
     rules_overrides = serializers.DictField(default=dict, help_text="engine Rules fields over the league's")
     preferred_table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
     prefer = serializers.ChoiceField(choices=Tournament.Prefer.values, default="smaller")
@@ -83,8 +84,14 @@ class TournamentCreateSerializer(serializers.Serializer):
     final_table_size = serializers.ChoiceField(choices=[0, 3, 4, 5], default=0)
     auto_advance = serializers.BooleanField(default=False)
     turn_seconds = serializers.ChoiceField(choices=[30, 60], required=False, allow_null=True, default=None)
-    seed = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=-MAX_ID,
-                                    max_value=MAX_ID, help_text="fixes the draws; a bigint")
+    seed = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=-MAX_ID,
+        max_value=MAX_ID,
+        help_text="fixes the draws; a bigint",
+    )
 
 
 class PlayerChoiceSerializer(serializers.Serializer):
@@ -203,8 +210,14 @@ class TableSerializer(serializers.ModelSerializer):
 
 class WalkInSerializer(serializers.Serializer):
     display_name = serializers.CharField(max_length=60, help_text="the walk-in player's name at the club")
-    password = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", max_length=128,
-                                     help_text="optional: they sign in with it (and the username answered)")
+    password = serializers.CharField(
+        write_only=True,
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=128,
+        help_text="optional: they sign in with it (and the username answered)",
+    )
 
     def validate_password(self, value):
         if value:
@@ -309,9 +322,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         league = int_query_param(self.request, "league")
         status_filter = self.request.query_params.get("status") or None
         if status_filter and status_filter not in Tournament.Status.values:
-            raise DomainError(
-                "invalid_parameter", f"'status' is one of {', '.join(Tournament.Status.values)}."
-            )
+            raise DomainError("invalid_parameter", f"'status' is one of {', '.join(Tournament.Status.values)}.")
         return selectors.tournaments_list(league_id=league, status=status_filter)
 
     def get_object(self) -> Tournament:
@@ -403,7 +414,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if missing:
             raise DomainError("player_not_found", f"There is no player {missing[0]}.", status=404)
         table = services.table_swap_player(
-            table_id=values["table"], player_out=found[values["player_out"]], player_in=found[values["player_in"]],
+            table_id=values["table"],
+            player_out=found[values["player_out"]],
+            player_in=found[values["player_in"]],
             correction=values["correction"],
         )
         table = Table.objects.select_related("game").prefetch_related("results__player").get(pk=table.pk)
@@ -427,8 +440,11 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if not Table.objects.filter(pk=values["table"], round__tournament=tournament).exists():
             raise DomainError("table_not_found", f"This tournament has no table {values['table']}.", status=404)
         ruling = services.table_rule_score(
-            table_id=values["table"], seat=values["seat"], hearts_points=values["hearts_points"],
-            reason=values["reason"], ruled_by=getattr(request.user, "player", None),
+            table_id=values["table"],
+            seat=values["seat"],
+            hearts_points=values["hearts_points"],
+            reason=values["reason"],
+            ruled_by=getattr(request.user, "player", None),
         )
         return Response(RulingSerializer(ruling).data, status=status.HTTP_201_CREATED)
 
@@ -526,9 +542,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         elif kind == "jsonl":
             body = "".join(json.dumps(row) + "\n" for row in rows)
             response = HttpResponse(body, content_type="application/x-ndjson")
-            response["Content-Disposition"] = (
-                f'attachment; filename="tournament-{tournament.pk}-results.jsonl"'
-            )
+            response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-results.jsonl"'
         else:
             raise DomainError("invalid_parameter", "'format' is csv or jsonl.")
         return response

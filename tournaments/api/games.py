@@ -31,7 +31,8 @@ from tournaments.visibility import visible_event
 class SeatSpecSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(
         choices=["me", "open", "cpu", "invite"],
-        help_text="invite: the seat is held for player_id until they accept (or decline, or it expires)")
+        help_text="invite: the seat is held for player_id until they accept (or decline, or it expires)",
+    )
     bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], required=False)
     player_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
@@ -42,11 +43,13 @@ class SeatSpecSerializer(serializers.Serializer):
 
 
 class GameCreateSerializer(serializers.Serializer):
-    rules = serializers.DictField(required=False, default=dict,
-                                  help_text="engine Rules fields, e.g. {\"players\": 4, \"end_score\": 50}")
+    rules = serializers.DictField(
+        required=False, default=dict, help_text='engine Rules fields, e.g. {"players": 4, "end_score": 50}'
+    )
     turn_seconds = serializers.ChoiceField(choices=[30, 60], required=False, allow_null=True, default=None)
-    ranked = serializers.BooleanField(required=False, default=False,
-                                      help_text="only false: ranked tables come from the ranked queue and tournaments")
+    ranked = serializers.BooleanField(
+        required=False, default=False, help_text="only false: ranked tables come from the ranked queue and tournaments"
+    )
     league = serializers.IntegerField(required=False, allow_null=True, default=None)
     seats = SeatSpecSerializer(many=True, required=False, max_length=5)
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
@@ -75,11 +78,15 @@ class CommandSerializer(serializers.Serializer):
 
     type = serializers.ChoiceField(choices=["pass", "play", "moon_choice"])
     card = StrictCharField(max_length=4, required=False, help_text='e.g. "QS", "TH", "2C"')
-    cards = serializers.ListField(child=StrictCharField(max_length=4), required=False, max_length=3,
-                                  min_length=0)
+    cards = serializers.ListField(child=StrictCharField(max_length=4), required=False, max_length=3, min_length=0)
     choice = serializers.ChoiceField(choices=["add_to_others", "subtract_from_self"], required=False)
-    command_id = StrictCharField(max_length=64, required=False, allow_blank=True, default="",
-                                 help_text="a client id: a retry with the same id appends nothing")
+    command_id = StrictCharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="a client id: a retry with the same id appends nothing",
+    )
     expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
 
     def validate(self, attrs):
@@ -116,8 +123,11 @@ class SeatSerializer(serializers.Serializer):
     player_id = serializers.IntegerField(allow_null=True)
     name = serializers.CharField(allow_null=True)
     cpu = serializers.BooleanField()
-    bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], allow_null=True,
-                                  help_text="a CPU seat's player: random (easy), rule (medium), montecarlo (hard)")
+    bot = serializers.ChoiceField(
+        choices=["random", "rule", "montecarlo"],
+        allow_null=True,
+        help_text="a CPU seat's player: random (easy), rule (medium), montecarlo (hard)",
+    )
     away = serializers.BooleanField()
     invited = InvitedSerializer(allow_null=True, help_text="an open seat held for an invited player")
 
@@ -133,9 +143,24 @@ class GameSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Game
-        fields = ["id", "status", "ranked", "turn_seconds", "league", "rules", "players", "seq", "seats",
-                  "turn_deadline", "final_totals", "winner_seat", "created_at", "started_at", "finished_at",
-                  "watchable"]
+        fields = [
+            "id",
+            "status",
+            "ranked",
+            "turn_seconds",
+            "league",
+            "rules",
+            "players",
+            "seq",
+            "seats",
+            "turn_deadline",
+            "final_totals",
+            "winner_seat",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "watchable",
+        ]
 
     def to_representation(self, game):
         body = super().to_representation(game)
@@ -152,12 +177,25 @@ class GameSerializer(serializers.ModelSerializer):
     def get_seats(self, game) -> list[dict]:
         held = {}
         if game.status == Game.Status.WAITING:
-            held = {i.seat: {"invitation": i.pk, "player_id": i.player_id, "name": i.player.display_name,
-                             "expires_at": i.expires_at} for i in selectors.held_invitations(game)}
+            held = {
+                i.seat: {
+                    "invitation": i.pk,
+                    "player_id": i.player_id,
+                    "name": i.player.display_name,
+                    "expires_at": i.expires_at,
+                }
+                for i in selectors.held_invitations(game)
+            }
         return [
-            {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name if s.player else None,
-             "cpu": bool(s.player and s.player.is_cpu), "bot": s.player.bot_kind if s.player and s.player.is_cpu
-             else None, "away": s.away, "invited": held.get(s.seat)}
+            {
+                "seat": s.seat,
+                "player_id": s.player_id,
+                "name": s.player.display_name if s.player else None,
+                "cpu": bool(s.player and s.player.is_cpu),
+                "bot": s.player.bot_kind if s.player and s.player.is_cpu else None,
+                "away": s.away,
+                "invited": held.get(s.seat),
+            }
             for s in game.seats.all()  # prefetched by the list selector and by _detail
         ]
 
@@ -176,13 +214,16 @@ def _requester(request):
     return player
 
 
-@extend_schema(parameters=[
-    OpenApiParameter("player", OpenApiTypes.INT), OpenApiParameter("status", OpenApiTypes.STR,
-                                                                   enum=["waiting", "active", "finished"]),
-    OpenApiParameter("ranked", OpenApiTypes.BOOL), OpenApiParameter("league", OpenApiTypes.INT),
-    OpenApiParameter("created_after", OpenApiTypes.DATETIME),
-    OpenApiParameter("created_before", OpenApiTypes.DATETIME),
-])
+@extend_schema(
+    parameters=[
+        OpenApiParameter("player", OpenApiTypes.INT),
+        OpenApiParameter("status", OpenApiTypes.STR, enum=["waiting", "active", "finished"]),
+        OpenApiParameter("ranked", OpenApiTypes.BOOL),
+        OpenApiParameter("league", OpenApiTypes.INT),
+        OpenApiParameter("created_after", OpenApiTypes.DATETIME),
+        OpenApiParameter("created_before", OpenApiTypes.DATETIME),
+    ]
+)
 class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Tables and their games. A game is its event log; everything here is derived from it."""
 
@@ -205,8 +246,13 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 if parsed is None:
                     raise DomainError("invalid_parameter", f"'{name}' must be an ISO 8601 date-time.")
                 dates[name] = parsed
-        return selectors.games_list(player_id=int_query_param(self.request, "player"), status=status_filter,
-                                    ranked=ranked, league_id=int_query_param(self.request, "league"), **dates)
+        return selectors.games_list(
+            player_id=int_query_param(self.request, "player"),
+            status=status_filter,
+            ranked=ranked,
+            league_id=int_query_param(self.request, "league"),
+            **dates,
+        )
 
     @extend_schema(request=GameCreateSerializer, responses={201: GameSerializer})
     def create(self, request):
@@ -215,8 +261,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data.is_valid(raise_exception=True)
         values = data.validated_data
         if values["ranked"]:
-            raise DomainError("ranked_by_queue_only", "Ranked tables are made by the ranked queue "
-                              "(POST /api/ranked/queue) and by tournaments, never by hand.", status=403)
+            raise DomainError(
+                "ranked_by_queue_only",
+                "Ranked tables are made by the ranked queue "
+                "(POST /api/ranked/queue) and by tournaments, never by hand.",
+                status=403,
+            )
         league = None
         if values["league"] is not None:
             from tournaments.models import League
@@ -225,9 +275,15 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             if league is None:
                 raise DomainError("invalid_league", f"There is no league {values['league']}.")
         seats = [game_services.SeatSpec(**spec) for spec in values["seats"]] if "seats" in values else None
-        game = game_services.game_create(creator=_requester(request), rules=values["rules"], seats=seats,
-                                         ranked=values["ranked"], turn_seconds=values["turn_seconds"],
-                                         league=league, device_id=values["device_id"])
+        game = game_services.game_create(
+            creator=_requester(request),
+            rules=values["rules"],
+            seats=seats,
+            ranked=values["ranked"],
+            turn_seconds=values["turn_seconds"],
+            league=league,
+            device_id=values["device_id"],
+        )
         return Response(self._detail(game), status=status.HTTP_201_CREATED)
 
     def retrieve(self, request, pk=None):
@@ -240,8 +296,11 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         sight = visibility.sight(game, self.request.user, seats)
         body = GameSerializer(game, context={"sight": sight}).data
         body["your_seat"] = sight.seat
-        body["state"] = (eventstore.read_engine_game(game, sight.view)
-                         if game.status != Game.Status.WAITING and sight.may_watch else None)
+        body["state"] = (
+            eventstore.read_engine_game(game, sight.view)
+            if game.status != Game.Status.WAITING and sight.may_watch
+            else None
+        )
         body["rematch"] = Game.objects.filter(rematch_of=game).values_list("pk", flat=True).first()
         return body
 
@@ -251,8 +310,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """Take a seat (or take your seat back from the same device)."""
         data = JoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_services.game_join(game_id=self._game_id(pk), player=_requester(request),
-                                       **data.validated_data)
+        game = game_services.game_join(game_id=self._game_id(pk), player=_requester(request), **data.validated_data)
         return Response(self._detail(game))
 
     @extend_schema(request=None, responses={200: GameSerializer})
@@ -269,40 +327,79 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         the same rules and seats, the others are invited; a later ask sits you down there."""
         data = RematchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_rematch(game_id=self._game_id(pk), player=_requester(request),
-                            device_id=data.validated_data["device_id"])
+        game = game_rematch(
+            game_id=self._game_id(pk), player=_requester(request), device_id=data.validated_data["device_id"]
+        )
         return Response(self._detail(game))
 
-    @extend_schema(request=CommandSerializer, responses={200: inline_serializer("CommandResult", {
-        "seq": serializers.IntegerField(), "duplicate": serializers.BooleanField(),
-        "events": serializers.ListField(child=serializers.DictField())})})
-    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated],
-            throttle_classes=[CommandThrottle])
+    @extend_schema(
+        request=CommandSerializer,
+        responses={
+            200: inline_serializer(
+                "CommandResult",
+                {
+                    "seq": serializers.IntegerField(),
+                    "duplicate": serializers.BooleanField(),
+                    "events": serializers.ListField(child=serializers.DictField()),
+                },
+            )
+        },
+    )
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated], throttle_classes=[CommandThrottle])
     def commands(self, request, pk=None):
         """Pass, play or choose the moon result, for the seat you sit at (never from the body)."""
         values, command_id, expected_seq = parse_command(request.data)
         result = game_services.game_execute_command(
-            game_id=self._game_id(pk), player=_requester(request), command=values,
-            command_id=command_id, expected_seq=expected_seq)
+            game_id=self._game_id(pk),
+            player=_requester(request),
+            command=values,
+            command_id=command_id,
+            expected_seq=expected_seq,
+        )
         game = result.game
         sight = visibility.sight(game, request.user)
-        return Response({"seq": game.seq, "duplicate": result.duplicate,
-                         "events": [visible_event(row, sight) for row in result.events]})
+        return Response(
+            {
+                "seq": game.seq,
+                "duplicate": result.duplicate,
+                "events": [visible_event(row, sight) for row in result.events],
+            }
+        )
 
-    @extend_schema(request=None, responses={201: inline_serializer("WsTicket", {
-        "ticket": serializers.CharField(), "expires_in": serializers.IntegerField(),
-        "url": serializers.CharField()})})
+    @extend_schema(
+        request=None,
+        responses={
+            201: inline_serializer(
+                "WsTicket",
+                {
+                    "ticket": serializers.CharField(),
+                    "expires_in": serializers.IntegerField(),
+                    "url": serializers.CharField(),
+                },
+            )
+        },
+    )
     @action(detail=True, methods=["post"], url_path="ws-ticket", permission_classes=[IsAuthenticated])
     def ws_ticket(self, request, pk=None):
         """A single-use ticket (valid 60 s) to open this game's WebSocket without a session cookie."""
         game = self.get_object()
         ticket = ws_ticket_issue(user_id=request.user.pk, game_id=game.pk)
-        return Response({"ticket": ticket, "expires_in": TICKET_SECONDS,
-                         "url": f"/ws/games/{game.pk}/?ticket={ticket}"}, status=status.HTTP_201_CREATED)
+        return Response(
+            {"ticket": ticket, "expires_in": TICKET_SECONDS, "url": f"/ws/games/{game.pk}/?ticket={ticket}"},
+            status=status.HTTP_201_CREATED,
+        )
 
-    @extend_schema(responses={200: inline_serializer("Spectators", {
-        "names": serializers.ListField(child=serializers.CharField()),
-        "anonymous": serializers.IntegerField()})})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "Spectators",
+                {
+                    "names": serializers.ListField(child=serializers.CharField()),
+                    "anonymous": serializers.IntegerField(),
+                },
+            )
+        }
+    )
     @action(detail=True, methods=["get"])
     def spectators(self, request, pk=None):
         """Who watches the table without a seat: signed-in spectators' display names, and how many
@@ -319,11 +416,14 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         sight = self._watching(game)
         after = int_query_param(request, "after", default=0)
         rows = selectors.game_events_after(game, after, up_to=game.seq)
-        return Response({"seq": game.seq, "status": game.status,
-                         "events": [visible_event(row, sight) for row in rows]})
+        return Response({"seq": game.seq, "status": game.status, "events": [visible_event(row, sight) for row in rows]})
 
-    @extend_schema(parameters=[OpenApiParameter("at", OpenApiTypes.INT, description="state after event N"),
-                               OpenApiParameter("seat", OpenApiTypes.INT, description="whose view")])
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("at", OpenApiTypes.INT, description="state after event N"),
+            OpenApiParameter("seat", OpenApiTypes.INT, description="whose view"),
+        ]
+    )
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
         """The game as it was after event ``at`` (any event, 1 to the game's seq), from ``seat``'s
@@ -339,8 +439,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         if seat is not None and not 0 <= seat < game.players_count:
             raise DomainError("invalid_seat", f"This table has seats 0 to {game.players_count - 1}.")
         if not sight.everything and seat is not None and seat != sight.seat:
-            raise DomainError("hidden_until_over", "Other seats' views are hidden until the game is over.",
-                              status=403)
+            raise DomainError("hidden_until_over", "Other seats' views are hidden until the game is over.", status=403)
         shown = visibility.sight_of_seat(game, seat, sight.kind) if sight.everything else sight
         position = eventstore.game_position(game, at)
         body = {"at": at, "last_seq": game.seq, "seat": shown.seat, "view": shown.view(position)}
@@ -351,10 +450,20 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         body["event"] = visible_event(game.events.get(seq=at), shown)
         return Response(body)
 
-    @extend_schema(responses={200: inline_serializer("AuditReport", {
-        "game": serializers.IntegerField(), "ok": serializers.BooleanField(),
-        "events_checked": serializers.IntegerField(),
-        "first_bad_seq": serializers.IntegerField(allow_null=True), "reason": serializers.CharField()})})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "AuditReport",
+                {
+                    "game": serializers.IntegerField(),
+                    "ok": serializers.BooleanField(),
+                    "events_checked": serializers.IntegerField(),
+                    "first_bad_seq": serializers.IntegerField(allow_null=True),
+                    "reason": serializers.CharField(),
+                },
+            )
+        }
+    )
     @action(detail=True, methods=["get"])
     def audit(self, request, pk=None):
         """Replay the stored log through the engine and check the hash chain and deal commitments."""
@@ -369,8 +478,11 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         game = self.get_object()
         sight = self._watching(game)
         if not sight.everything:
-            code, detail = (("round_not_over", "This game's deals are still being played at other tables.")
-                            if game.is_over else ("game_not_over", "Only finished games can be exported."))
+            code, detail = (
+                ("round_not_over", "This game's deals are still being played at other tables.")
+                if game.is_over
+                else ("game_not_over", "Only finished games can be exported.")
+            )
             raise DomainError(code, detail, status=409)
         lines = (json.dumps(visible_event(row, sight)) + "\n" for row in game.events.order_by("seq"))
         response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
@@ -381,8 +493,12 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """The requester's sight of the game, refused (403) where they may not watch it."""
         sight = visibility.sight(game, self.request.user)
         if not sight.may_watch:
-            raise DomainError("hidden_until_round_over", "This table plays deals other tables of its round are "
-                              "still playing: it can be watched once the round is over.", status=403)
+            raise DomainError(
+                "hidden_until_round_over",
+                "This table plays deals other tables of its round are "
+                "still playing: it can be watched once the round is over.",
+                status=403,
+            )
         return sight
 
     def _game_id(self, pk) -> int:

@@ -60,8 +60,11 @@ class InvitationViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         data = AnswerSerializer(data=request.data if accept else {})
         data.is_valid(raise_exception=True)
         invitation = game_services.invitation_answer(
-            invitation_id=_invitation_id(pk), player=_player(request), accept=accept,
-            device_id=data.validated_data["device_id"])
+            invitation_id=_invitation_id(pk),
+            player=_player(request),
+            accept=accept,
+            device_id=data.validated_data["device_id"],
+        )
         return Response(InvitationSerializer(invitation).data)
 
 

@@ -20,8 +20,9 @@ class _TextDisplayNameField(DisplayNameField):
 
 
 class RenameSerializer(serializers.Serializer):
-    display_name = _TextDisplayNameField(help_text="1-60 characters, at least one letter or digit, no invisible "
-                                              "characters; unique whatever the case")
+    display_name = _TextDisplayNameField(
+        help_text="1-60 characters, at least one letter or digit, no invisible characters; unique whatever the case"
+    )
 
     def validate(self, attrs):
         if not attrs.get("display_name"):

@@ -22,5 +22,21 @@ from tournaments.models.core import (
     ServerHeartbeat,
 )
 
-__all__ = ["Club", "Game", "GameEvent", "GameSeat", "League", "Player", "Registration", "Round", "Ruling", "Season",
-           "SeatConnection", "SeatInvitation", "ServerHeartbeat", "Table", "TableResult", "Tournament"]
+__all__ = [
+    "Club",
+    "Game",
+    "GameEvent",
+    "GameSeat",
+    "League",
+    "Player",
+    "Registration",
+    "Round",
+    "Ruling",
+    "Season",
+    "SeatConnection",
+    "SeatInvitation",
+    "ServerHeartbeat",
+    "Table",
+    "TableResult",
+    "Tournament",
+]

@@ -57,38 +57,44 @@ class Tournament(models.Model):
         LARGER = "larger", _("Tables of 5 when 4s do not fit")
 
     league = models.ForeignKey(League, on_delete=models.PROTECT, related_name="tournaments")
-    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.SET_NULL,
-                               related_name="tournaments")
+    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments")
     name = models.CharField(max_length=120)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.REGISTRATION)
     format = models.CharField(max_length=16, choices=Format.choices, default=Format.SWISS)
     round_mode = models.CharField(max_length=16, choices=RoundMode.choices, default=RoundMode.FULL_GAME)
     hands_per_round = models.PositiveSmallIntegerField(default=4, help_text="with fixed-hands rounds")
     rounds_planned = models.PositiveSmallIntegerField(default=5, help_text="rounds before any final")
-    seeding = models.CharField(max_length=8, choices=Seeding.choices, default=Seeding.LEAGUE,
-                               help_text="how a Swiss tournament's first round is drawn")
-    rules_overrides = models.JSONField(default=dict, blank=True,
-                                       help_text="engine.Rules fields on top of the league's default rules")
-    rules = models.JSONField(null=True, blank=True, editable=False,
-                             help_text="the rules in force, fixed when the first round starts")
+    seeding = models.CharField(
+        max_length=8,
+        choices=Seeding.choices,
+        default=Seeding.LEAGUE,
+        help_text="how a Swiss tournament's first round is drawn",
+    )
+    rules_overrides = models.JSONField(
+        default=dict, blank=True, help_text="engine.Rules fields on top of the league's default rules"
+    )
+    rules = models.JSONField(
+        null=True, blank=True, editable=False, help_text="the rules in force, fixed when the first round starts"
+    )
     preferred_table_size = models.PositiveSmallIntegerField(default=4, choices=TABLE_SIZE_CHOICES)
     prefer = models.CharField(max_length=8, choices=Prefer.choices, default=Prefer.SMALLER)
-    allow_cpu_fill = models.BooleanField(default=False,
-                                         help_text="CPUs fill tables to the preferred size")
-    cpu_bot = models.CharField(max_length=16, default="rule", choices=[
-        ("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")])
-    duplicate_deals = models.BooleanField(default=False,
-                                          help_text="every table of a size plays the same deals in a round")
-    points_by_place = models.JSONField(default=dict, blank=True,
-                                       help_text='e.g. {"4": [4, 2, 1, 0]}; empty: defaults')
-    final_table_size = models.PositiveSmallIntegerField(default=0,
-                                                        help_text="0: none; 3-5: a final of the top N")
-    auto_advance = models.BooleanField(default=False,
-                                       help_text="seat and start the next round when the last table finishes")
+    allow_cpu_fill = models.BooleanField(default=False, help_text="CPUs fill tables to the preferred size")
+    cpu_bot = models.CharField(
+        max_length=16, default="rule", choices=[("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")]
+    )
+    duplicate_deals = models.BooleanField(
+        default=False, help_text="every table of a size plays the same deals in a round"
+    )
+    points_by_place = models.JSONField(default=dict, blank=True, help_text='e.g. {"4": [4, 2, 1, 0]}; empty: defaults')
+    final_table_size = models.PositiveSmallIntegerField(default=0, help_text="0: none; 3-5: a final of the top N")
+    auto_advance = models.BooleanField(
+        default=False, help_text="seat and start the next round when the last table finishes"
+    )
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="None, 30 or 60")
     seed = models.BigIntegerField(null=True, blank=True, help_text="fixes the draws (tests, simulations)")
-    created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="tournaments_directed")
+    created_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournaments_directed"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -140,14 +146,23 @@ class Round(models.Model):
     is_final = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SEATED)
     seed = models.BigIntegerField(help_text="the lots of this round's seating and deals")
-    deals = models.JSONField(default=dict, blank=True,
-                             help_text='secret until the round is over: duplicate deals by table size, '
-                                       '{"4": [[hand, hand, ...], ...]}')
-    deals_salt = models.CharField(max_length=64, blank=True, editable=False,
-                                  help_text="secret until the round is over: salts the deals' commitment")
+    deals = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='secret until the round is over: duplicate deals by table size, {"4": [[hand, hand, ...], ...]}',
+    )
+    deals_salt = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="secret until the round is over: salts the deals' commitment",
+    )
     deals_commitment = models.CharField(
-        max_length=64, blank=True, help_text="sha256(salt + canonical JSON of the deals), published when the "
-        "round starts: with the deals and salt revealed at its end, anyone checks they were fixed in advance")
+        max_length=64,
+        blank=True,
+        help_text="sha256(salt + canonical JSON of the deals), published when the "
+        "round starts: with the deals and salt revealed at its end, anyone checks they were fixed in advance",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -169,8 +184,7 @@ class Table(models.Model):
     number = models.PositiveSmallIntegerField()
     players = models.JSONField(help_text="player ids in seat order; CPU fill seats hold the CPU's id")
     cpu_fill = models.JSONField(default=list, blank=True, help_text="seats filled by a CPU (not registered)")
-    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.PROTECT,
-                                related_name="competition_table")
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="competition_table")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.SEATED)
     finished_at = models.DateTimeField(null=True, blank=True)
 

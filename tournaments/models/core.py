@@ -33,7 +33,9 @@ class League(models.Model):
         default=False, help_text="Rate the humans of ranked games in which CPUs also sat."
     )
     directors = models.ManyToManyField(
-        "Player", blank=True, related_name="leagues_directed",
+        "Player",
+        blank=True,
+        related_name="leagues_directed",
         help_text="Players who run this league's tournaments (staff run every league's).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
@@ -59,15 +61,24 @@ class Player(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
     )
     display_name = models.CharField(max_length=60)
-    name_key = models.CharField(max_length=180, editable=False, default="",
-                                help_text="display name case-folded (tournaments.names): unique per club")
+    name_key = models.CharField(
+        max_length=180,
+        editable=False,
+        default="",
+        help_text="display name case-folded (tournaments.names): unique per club",
+    )
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
     is_guest = models.BooleanField(default=False)
-    language = models.CharField(max_length=8, blank=True, default="",
-                                help_text="a code of settings.LANGUAGES; blank: the cookie or the browser decides")
-    guest_device_hash = models.CharField(max_length=64, blank=True, db_index=True,
-                                         help_text="sha256 of the device id a guest plays from")
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        default="",
+        help_text="a code of settings.LANGUAGES; blank: the cookie or the browser decides",
+    )
+    guest_device_hash = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text="sha256 of the device id a guest plays from"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -78,10 +89,16 @@ class Player(models.Model):
             ),
             # No two people (CPUs aside) of a club share a display name, whatever its case; nor do
             # two people of no club (guests, most accounts): NULLs are distinct in a unique index.
-            models.UniqueConstraint(fields=["club", "name_key"], condition=models.Q(bot_kind="", club__isnull=False),
-                                    name="display_name_unique_per_club"),
-            models.UniqueConstraint(fields=["name_key"], condition=models.Q(bot_kind="", club__isnull=True),
-                                    name="display_name_unique_without_club"),
+            models.UniqueConstraint(
+                fields=["club", "name_key"],
+                condition=models.Q(bot_kind="", club__isnull=False),
+                name="display_name_unique_per_club",
+            ),
+            models.UniqueConstraint(
+                fields=["name_key"],
+                condition=models.Q(bot_kind="", club__isnull=True),
+                name="display_name_unique_without_club",
+            ),
         ]
 
     def __str__(self):
@@ -110,40 +127,55 @@ class Game(models.Model):
     rules = models.JSONField(help_text="engine.Rules.to_dict(), fixed when the table is created")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     ranked = models.BooleanField(default=False)
-    turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True,
-                                                    help_text="None (unlimited), 30 or 60")
-    hand_limit = models.PositiveSmallIntegerField(null=True, blank=True,
-                                                  help_text="stop after this many hands (timed club rounds)")
+    turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="None (unlimited), 30 or 60")
+    hand_limit = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="stop after this many hands (timed club rounds)"
+    )
     league = models.ForeignKey(League, null=True, blank=True, on_delete=models.PROTECT, related_name="games")
-    created_by = models.ForeignKey(Player, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="games_created")
+    created_by = models.ForeignKey(
+        Player, null=True, blank=True, on_delete=models.SET_NULL, related_name="games_created"
+    )
     seq = models.PositiveIntegerField(default=0, help_text="seq of the last event appended")
     head_hash = models.CharField(max_length=64, blank=True, help_text="hash of the last event appended")
     chain_sealed_seq = models.PositiveIntegerField(
-        default=0, editable=False, help_text="events up to here were hashed before the chain key (plain sha256)")
-    chain_seal = models.CharField(max_length=64, blank=True, editable=False,
-                                  help_text="HMAC of those events' last hash (tournaments.eventstore)")
-    deal_salt = models.CharField(max_length=64, blank=True, editable=False,
-                                 help_text="secret until the game ends; proves the deals were fixed")
-    planned_deals = models.JSONField(default=list, blank=True, editable=False,
-                                     help_text="secret: explicit deals by hand (duplicate tournament deals)")
+        default=0, editable=False, help_text="events up to here were hashed before the chain key (plain sha256)"
+    )
+    chain_seal = models.CharField(
+        max_length=64, blank=True, editable=False, help_text="HMAC of those events' last hash (tournaments.eventstore)"
+    )
+    deal_salt = models.CharField(
+        max_length=64, blank=True, editable=False, help_text="secret until the game ends; proves the deals were fixed"
+    )
+    planned_deals = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="secret: explicit deals by hand (duplicate tournament deals)",
+    )
     sealed = models.BooleanField(
-        default=False, help_text="its deals are shared with other tables still playing (a duplicate round): "
-        "only its own players watch it, and its hands stay hidden, until the round is over")
+        default=False,
+        help_text="its deals are shared with other tables still playing (a duplicate round): "
+        "only its own players watch it, and its hands stay hidden, until the round is over",
+    )
     turn_key = models.CharField(max_length=32, blank=True, help_text="identifies the turn being awaited")
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
-    cpu_due_at = models.DateTimeField(null=True, blank=True, db_index=True,
-                                      help_text="a CPU has been due to act since")
+    cpu_due_at = models.DateTimeField(null=True, blank=True, db_index=True, help_text="a CPU has been due to act since")
     final_totals = models.JSONField(null=True, blank=True)
     winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="rematch", help_text="the finished game whose players "
-                                      "were offered this table to play again (one per game)")
+    rematch_of = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="rematch",
+        help_text="the finished game whose players were offered this table to play again (one per game)",
+    )
     followups_done_at = models.DateTimeField(
-        null=True, blank=True, help_text="when the finished-game hooks (ratings, tournament rounds) completed")
+        null=True, blank=True, help_text="when the finished-game hooks (ratings, tournament rounds) completed"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -214,8 +246,9 @@ class SeatInvitation(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "seat"], condition=models.Q(status="pending"),
-                                    name="one_pending_invitation_per_seat"),
+            models.UniqueConstraint(
+                fields=["game", "seat"], condition=models.Q(status="pending"), name="one_pending_invitation_per_seat"
+            ),
         ]
         indexes = [models.Index(fields=["player", "status"]), models.Index(fields=["status", "expires_at"])]
 
@@ -231,8 +264,12 @@ class SeatConnection(models.Model):
     """
 
     seat = models.ForeignKey(GameSeat, on_delete=models.CASCADE, related_name="open_connections")
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+",
-                               help_text="who sat there when it opened: a seat can change hands before the start")
+    player = models.ForeignKey(
+        Player,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="who sat there when it opened: a seat can change hands before the start",
+    )
     connection_id = models.CharField(max_length=32, unique=True)
     server = models.CharField(max_length=100, db_index=True)
     opened_at = models.DateTimeField(db_default=Now(), help_text="the database's clock, as heartbeats")

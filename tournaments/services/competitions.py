@@ -267,7 +267,9 @@ def tournament_register_walk_in(*, tournament_id: int, display_name: str, passwo
     except InvalidName as error:
         raise DomainError("invalid_display_name", str(error)) from None
     player = player_register(
-        username=f"walkin-{secrets.token_hex(3)}", password=password or None, display_name=name,
+        username=f"walkin-{secrets.token_hex(3)}",
+        password=password or None,
+        display_name=name,
         club=tournament.league.club,
     )
     return tournament_register(tournament_id=tournament.pk, player=player)
@@ -350,10 +352,7 @@ def _history(tournament: Tournament, before: int) -> seating.SeatingHistory:
     for r in tournament.rounds.filter(number__lt=before).prefetch_related("tables").order_by("number"):
         rounds.append(
             [
-                [
-                    ("cpu", r.number, t.number, seat) if seat in t.cpu_fill else pid
-                    for seat, pid in enumerate(t.players)
-                ]
+                [("cpu", r.number, t.number, seat) if seat in t.cpu_fill else pid for seat, pid in enumerate(t.players)]
                 for t in r.tables.all()
             ]
         )
@@ -364,9 +363,7 @@ def _seat(tournament: Tournament, round_: Round) -> None:
     """Draw the round's tables (``round_`` is saved, without tables) and its duplicate deals."""
     number = round_.number
     active = list(
-        Registration.objects.filter(
-            tournament=tournament, status=Registration.Status.ACTIVE, joined_round__lte=number
-        )
+        Registration.objects.filter(tournament=tournament, status=Registration.Status.ACTIVE, joined_round__lte=number)
         .order_by("id")
         .values_list("player_id", flat=True)
     )
@@ -387,17 +384,16 @@ def _seat(tournament: Tournament, round_: Round) -> None:
             fill = seating.cpu_fill_needed(len(active), tournament.preferred_table_size)
         fillers = [-(i + 1) for i in range(fill)]
         try:
-            sizes = seating.table_sizes(
-                len(active) + fill, tournament.preferred_table_size, prefer=tournament.prefer
-            )
+            sizes = seating.table_sizes(len(active) + fill, tournament.preferred_table_size, prefer=tournament.prefer)
         except ValueError as error:
             raise DomainError("not_enough_players", str(error), status=409) from None
         entrants = by_standing + fillers
         if tournament.format == Tournament.Format.RANDOM:
             tables = seating.seat_random(entrants, sizes, rng)
         elif tournament.format == Tournament.Format.SWISS and not history.meetings:
-            tables = seating.seat_by_rating(_seeding(tournament, by_standing, rng) + [(f, -math.inf) for f in fillers],
-                                            sizes)
+            tables = seating.seat_by_rating(
+                _seeding(tournament, by_standing, rng) + [(f, -math.inf) for f in fillers], sizes
+            )
             tables = seating.assign_seats(tables, history, rng)
         elif tournament.format == Tournament.Format.SWISS:
             tables = seating.seat_swiss(entrants, history, sizes, rng)
@@ -498,9 +494,7 @@ def tournament_start_round(*, tournament_id: int) -> Round:
     sharing = Counter(table.size for table in tables) if round_.deals else Counter()
     for table in tables:
         specs = [
-            SeatSpec("cpu", bot=tournament.cpu_bot)
-            if seat in table.cpu_fill
-            else SeatSpec("player", player_id=pid)
+            SeatSpec("cpu", bot=tournament.cpu_bot) if seat in table.cpu_fill else SeatSpec("player", player_id=pid)
             for seat, pid in enumerate(table.players)
         ]
         creator = next(
@@ -515,7 +509,8 @@ def tournament_start_round(*, tournament_id: int) -> Round:
             league=tournament.league,
             deals=round_.deals.get(str(table.size)) or None,
             hand_limit=tournament.hands_per_round
-            if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None,
+            if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS
+            else None,
             sealed=sharing[table.size] > 1,  # other tables play these deals too
         )
         table.status = Table.Status.PLAYING
@@ -531,14 +526,9 @@ def tournament_start_round(*, tournament_id: int) -> Round:
 def _table_outcome(tournament: Tournament, game: Game) -> tuple[list[int], int] | None:
     """The totals that count for the table and the hands played, or None if it is not over."""
     scored = list(
-        GameEvent.objects.filter(game=game, type="HandScored")
-        .order_by("seq")
-        .values_list("payload", flat=True)
+        GameEvent.objects.filter(game=game, type="HandScored").order_by("seq").values_list("payload", flat=True)
     )
-    if (
-        tournament.round_mode == Tournament.RoundMode.FIXED_HANDS
-        and len(scored) >= tournament.hands_per_round
-    ):
+    if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS and len(scored) >= tournament.hands_per_round:
         return list(scored[tournament.hands_per_round - 1]["totals"]), tournament.hands_per_round
     if game.status == Game.Status.FINISHED:
         return list(game.final_totals), len(scored)
@@ -635,9 +625,7 @@ def tournament_finish_round(*, tournament_id: int) -> Round:
         else:
             _record(tournament, table, *outcome)
     if pending:
-        raise DomainError(
-            "round_incomplete", f"Tables {pending} have not finished.", status=409, tables=pending
-        )
+        raise DomainError("round_incomplete", f"Tables {pending} have not finished.", status=409, tables=pending)
     _finish(tournament, round_)
     return round_
 
@@ -646,9 +634,7 @@ def tournament_finish_round(*, tournament_id: int) -> Round:
 
 
 @transaction.atomic
-def table_swap_player(
-    *, table_id: int, player_out: Player, player_in: Player, correction: bool = False
-) -> Table:
+def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, correction: bool = False) -> Table:
     """Put ``player_in`` in ``player_out``'s seat. If ``player_in`` sits at another table of
     the round, the two exchange seats; otherwise ``player_out`` sits this round out (and
     ``player_in`` must be registered). Before a round starts anyone may be swapped; once its
@@ -664,16 +650,12 @@ def table_swap_player(
         raise DomainError("not_at_table", f"{player_out} does not sit at table {table.number}.")
     if player_in.pk == player_out.pk:
         raise DomainError("same_player", "Swap two different players.")
-    other = next(
-        (t for t in tables.values() if player_in.pk in t.players and not _is_fill(t, player_in.pk)), None
-    )
+    other = next((t for t in tables.values() if player_in.pk in t.players and not _is_fill(t, player_in.pk)), None)
     affected = [table] + ([other] if other is not None and other.pk != table.pk else [])
     if any(t.status == Table.Status.FINISHED for t in affected):
         raise DomainError("table_finished", "A finished table's result cannot change seats.", status=409)
     if round_.status != Round.Status.SEATED and not correction:
-        raise DomainError(
-            "table_started", "This round has started: swap only as a director's correction.", status=409
-        )
+        raise DomainError("table_started", "This round has started: swap only as a director's correction.", status=409)
     if (
         other is None
         and not Registration.objects.filter(
@@ -739,8 +721,13 @@ def table_rule_score(
         raise DomainError("cpu_seat", "A CPU filling a seat is not ruled on.")
     result = results[seat]
     ruling = Ruling.objects.create(
-        table=table, seat=seat, player_id=result.player_id, hearts_points_before=result.hearts_points,
-        hearts_points=hearts_points, reason=reason, ruled_by=ruled_by,
+        table=table,
+        seat=seat,
+        player_id=result.player_id,
+        hearts_points_before=result.hearts_points,
+        hearts_points=hearts_points,
+        reason=reason,
+        ruled_by=ruled_by,
     )
     result.hearts_points = hearts_points
     ordered = [results[s] for s in sorted(results)]
@@ -790,9 +777,7 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
         if game.status == Game.Status.ACTIVE:
             seat, view = eventstore.read_engine_game(game, cpu_turn)
         if seat is None:
-            raise DomainError(
-                "not_cpu_table", f"Table {table.number}'s game awaits a human player.", status=409
-            )
+            raise DomainError("not_cpu_table", f"Table {table.number}'s game awaits a human player.", status=409)
         cause = GameEvent.Cause.CPU
         result = game_execute_command(
             game_id=game.pk,
@@ -806,6 +791,4 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
         game = result.game
         scored = [row.payload["hand_number"] for row in result.events if row.type == "HandScored"]
         check = game.status == Game.Status.FINISHED or bool(last_hand and scored and scored[-1] >= last_hand)
-    raise DomainError(
-        "table_too_long", f"Table {table.number} did not finish in {max_moves} moves.", status=409
-    )
+    raise DomainError("table_too_long", f"Table {table.number} did not finish in {max_moves} moves.", status=409)

@@ -33,8 +33,17 @@ TURN_TIMES = (None, 30, 60)
 COMMAND_TYPES = ("pass", "play", "moon_choice")
 # What appending to a started game's log can change in its row; saving only these keeps the
 # per-move UPDATE small (the rules, planned deals and salt are written once, at the start).
-LOG_FIELDS = ("seq", "head_hash", "status", "finished_at", "final_totals", "winner_seat",
-              "turn_key", "turn_deadline", "cpu_due_at")
+LOG_FIELDS = (
+    "seq",
+    "head_hash",
+    "status",
+    "finished_at",
+    "final_totals",
+    "winner_seat",
+    "turn_key",
+    "turn_deadline",
+    "cpu_due_at",
+)
 
 
 @dataclass(frozen=True)
@@ -81,10 +90,19 @@ def _parse_rules(rules: dict | None, league: League | None) -> engine.Rules:
 
 
 @transaction.atomic
-def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatSpec] | None = None,
-                ranked: bool = False, turn_seconds: int | None = None, league: League | None = None,
-                device_id: str = "", deals: list | None = None, hand_limit: int | None = None,
-                sealed: bool = False) -> Game:
+def game_create(
+    *,
+    creator: Player,
+    rules: dict | None = None,
+    seats: list[SeatSpec] | None = None,
+    ranked: bool = False,
+    turn_seconds: int | None = None,
+    league: League | None = None,
+    device_id: str = "",
+    deals: list | None = None,
+    hand_limit: int | None = None,
+    sealed: bool = False,
+) -> Game:
     """Create a table; it starts as soon as every seat is filled.
 
     ``deals``: the hands to deal, in order (as ``engine.Game.new`` takes them), e.g. a
@@ -109,19 +127,36 @@ def game_create(*, creator: Player, rules: dict | None = None, seats: list[SeatS
 
     if hand_limit is not None and not 1 <= hand_limit <= 100:
         raise DomainError("invalid_hand_limit", "A hand limit is between 1 and 100 hands.")
-    game = Game.objects.create(rules=parsed.to_dict(), ranked=ranked, turn_seconds=turn_seconds,
-                               hand_limit=hand_limit, sealed=sealed, league=league, created_by=creator)
+    game = Game.objects.create(
+        rules=parsed.to_dict(),
+        ranked=ranked,
+        turn_seconds=turn_seconds,
+        hand_limit=hand_limit,
+        sealed=sealed,
+        league=league,
+        created_by=creator,
+    )
     now = timezone.now()
-    GameSeat.objects.bulk_create([
-        GameSeat(game=game, seat=seat, player=player, joined_at=now if player else None,
-                 device_token_hash=device_token_hash(device_id) if player == creator else "")
-        for seat, player in enumerate(occupants)
-    ])
+    GameSeat.objects.bulk_create(
+        [
+            GameSeat(
+                game=game,
+                seat=seat,
+                player=player,
+                joined_at=now if player else None,
+                device_token_hash=device_token_hash(device_id) if player == creator else "",
+            )
+            for seat, player in enumerate(occupants)
+        ]
+    )
     if invitees:
         expires = timezone.now() + timedelta(seconds=settings.HEARTS_INVITATION_SECONDS)
-        SeatInvitation.objects.bulk_create([
-            SeatInvitation(game=game, seat=seat, player=player, invited_by=creator, expires_at=expires)
-            for seat, player in invitees.items()])
+        SeatInvitation.objects.bulk_create(
+            [
+                SeatInvitation(game=game, seat=seat, player=player, invited_by=creator, expires_at=expires)
+                for seat, player in invitees.items()
+            ]
+        )
     if all(occupants):
         _start(game, deals=deals)
     return game
@@ -184,8 +219,7 @@ def game_join(*, game_id: int, player: Player, seat: int | None = None, device_i
         return _sit_invited(game, seats, chosen, player, device_id)
     open_seats = [s for s in seats if s.player_id is None and s.seat not in held]
     if not open_seats:
-        raise DomainError("table_full", "Every seat at this table is taken or held for an invited player.",
-                          status=409)
+        raise DomainError("table_full", "Every seat at this table is taken or held for an invited player.", status=409)
     if seat is None:
         chosen = open_seats[0]
     else:
@@ -218,7 +252,8 @@ def _held_seats(game: Game) -> dict[int, int]:
 
 def _sit_invited(game: Game, seats: list[GameSeat], chosen: GameSeat, player: Player, device_id: str) -> Game:
     SeatInvitation.objects.filter(game=game, seat=chosen.seat, status=SeatInvitation.Status.PENDING).update(
-        status=SeatInvitation.Status.ACCEPTED, answered_at=timezone.now())
+        status=SeatInvitation.Status.ACCEPTED, answered_at=timezone.now()
+    )
     _sit(game, seats, chosen, player, device_id)
     return game
 
@@ -262,11 +297,13 @@ def invitations_expire() -> int:
     now = timezone.now()
     expired = 0
     for invitation_id, game_id in SeatInvitation.objects.filter(
-            status=SeatInvitation.Status.PENDING, expires_at__lte=now).values_list("pk", "game_id")[:200]:
+        status=SeatInvitation.Status.PENDING, expires_at__lte=now
+    ).values_list("pk", "game_id")[:200]:
         with transaction.atomic():
             game = lock_game(game_id)
             expired += SeatInvitation.objects.filter(pk=invitation_id, status=SeatInvitation.Status.PENDING).update(
-                status=SeatInvitation.Status.EXPIRED, answered_at=now)
+                status=SeatInvitation.Status.EXPIRED, answered_at=now
+            )
             _seats_changed_on_commit(game)
     return expired
 
@@ -285,8 +322,12 @@ def game_leave(*, game_id: int, player: Player, reason: str = "left") -> Game:
     elif game.status == Game.Status.ACTIVE and not mine.away:
         mine.away, mine.away_since = True, timezone.now()
         mine.save(update_fields=["away", "away_since"])
-        append_table_events(game, [SeatVacated(seat=mine.seat, reason=reason).to_dict()],
-                            cause=GameEvent.Cause.SYSTEM, actor_seat=mine.seat)
+        append_table_events(
+            game,
+            [SeatVacated(seat=mine.seat, reason=reason).to_dict()],
+            cause=GameEvent.Cause.SYSTEM,
+            actor_seat=mine.seat,
+        )
     elif game.status == Game.Status.FINISHED:
         raise DomainError("game_over", "This game is over.", status=409)
     return game
@@ -302,14 +343,16 @@ def may_reclaim(seat: GameSeat, device_id: str) -> bool:
 def seat_reclaim(game: Game, seat: GameSeat, device_id: str) -> None:
     """The away player is back on their device: the seat is theirs again (SeatReclaimed)."""
     if not may_reclaim(seat, device_id):
-        raise DomainError("wrong_device", "Your seat can be taken back only from the device you sat down on.",
-                          status=403)
+        raise DomainError(
+            "wrong_device", "Your seat can be taken back only from the device you sat down on.", status=403
+        )
     seat.away, seat.away_since = False, None
     if not seat.device_token_hash and device_id:
         seat.device_token_hash = device_token_hash(device_id)
     seat.save(update_fields=["away", "away_since", "device_token_hash"])
-    append_table_events(game, [SeatReclaimed(seat=seat.seat).to_dict()],
-                        cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat)
+    append_table_events(
+        game, [SeatReclaimed(seat=seat.seat).to_dict()], cause=GameEvent.Cause.SYSTEM, actor_seat=seat.seat
+    )
 
 
 @transaction.atomic
@@ -326,16 +369,21 @@ def game_reassign_seat(*, game_id: int, seat: int, player: Player) -> Game:
     row.away, row.away_since, row.disconnected_since = False, None, None
     row.save(update_fields=["player", "joined_at", "device_token_hash", "away", "away_since", "disconnected_since"])
     if game.status == Game.Status.ACTIVE:
-        append_table_events(game, [SeatReassigned(seat=seat, player_id=player.pk, name=player.display_name)
-                                   .to_dict()], cause=GameEvent.Cause.SYSTEM, actor_seat=seat)
+        append_table_events(
+            game,
+            [SeatReassigned(seat=seat, player_id=player.pk, name=player.display_name).to_dict()],
+            cause=GameEvent.Cause.SYSTEM,
+            actor_seat=seat,
+        )
     return game
 
 
 def _start(game: Game, deals: list | None = None) -> None:
     seats = list(game.seats.select_related("player").order_by("seat"))
     try:
-        state = engine.Game.new(engine.Rules.from_dict(game.rules),
-                                players=[s.player.display_name for s in seats], deals=deals)
+        state = engine.Game.new(
+            engine.Rules.from_dict(game.rules), players=[s.player.display_name for s in seats], deals=deals
+        )
     except ValueError as error:
         raise DomainError("invalid_deals", f"These deals are not valid: {error}") from None
     game.deal_salt = eventstore.new_deal_salt()
@@ -343,15 +391,18 @@ def _start(game: Game, deals: list | None = None) -> None:
     game.planned_deals = [[[str(card) for card in part] for part in deal] for deal in deals or ()]
     game.status, game.started_at = Game.Status.ACTIVE, timezone.now()
     first, *rest = [event.to_dict() for event in state.events]
-    seated = PlayersSeated(seats=[
-        {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name, "cpu": s.player.is_cpu}
-        for s in seats
-    ]).to_dict()
+    seated = PlayersSeated(
+        seats=[
+            {"seat": s.seat, "player_id": s.player_id, "name": s.player.display_name, "cpu": s.player.is_cpu}
+            for s in seats
+        ]
+    ).to_dict()
     rows = eventstore.append_events(game, [first, seated, *rest], cause=GameEvent.Cause.SYSTEM)
     plan = plan_turn(game, state)
     game.save()
     SeatInvitation.objects.filter(game=game, status=SeatInvitation.Status.PENDING).update(
-        status=SeatInvitation.Status.CANCELLED, answered_at=timezone.now())
+        status=SeatInvitation.Status.CANCELLED, answered_at=timezone.now()
+    )
     eventstore.keep_engine_game(game, state)
     _publish_on_commit(game, plan, rows)
 
@@ -373,9 +424,17 @@ def _run(state: engine.Game, seat: int, command: dict) -> list:
     raise DomainError("unknown_command", f"Unknown command {kind!r}: pass, play or moon_choice.")
 
 
-def game_execute_command(*, game_id: int, command: dict, player: Player | None = None,
-                         seat: int | None = None, command_id: str = "", expected_seq: int | None = None,
-                         cause: str = GameEvent.Cause.PLAYER, savepoint: bool = True) -> CommandResult:
+def game_execute_command(
+    *,
+    game_id: int,
+    command: dict,
+    player: Player | None = None,
+    seat: int | None = None,
+    command_id: str = "",
+    expected_seq: int | None = None,
+    cause: str = GameEvent.Cause.PLAYER,
+    savepoint: bool = True,
+) -> CommandResult:
     """Run a player's (or, with ``seat`` and a cause, a CPU's or timer's) command.
 
     Raises DomainError: ``stale_state`` (409) when ``expected_seq`` is not the game's seq,
@@ -396,21 +455,31 @@ def game_execute_command(*, game_id: int, command: dict, player: Player | None =
         raise DomainError("stale_state", "The game moved on; reload and try again.", status=409) from None
 
 
-_GAME, _SEAT, _PLAYER, _EVENT = (sql.Columns(Game, "g"), sql.Columns(GameSeat, "s"),
-                                  sql.Columns(Player, "p"), sql.Columns(GameEvent, "e"))
+_GAME, _SEAT, _PLAYER, _EVENT = (
+    sql.Columns(Game, "g"),
+    sql.Columns(GameSeat, "s"),
+    sql.Columns(Player, "p"),
+    sql.Columns(GameEvent, "e"),
+)
 
 # Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
 # seats, then what hangs off a seat): PostgreSQL locks a joined row's tables in the order of the
 # FROM clause. Locking the seats is what makes them current: a statement that waited for the game
 # row's lock re-reads only the rows it locked, so seats read unlocked would be those of before
 # the transaction it waited for (a leave committed meanwhile would go unseen).
-_LOCK_WITH_SEATS = sql.Statement(lambda: (
-    f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
-    f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
-    f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"))
-_EARLIER_EVENTS = sql.Statement(lambda: (
-    f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
-    f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"))
+_LOCK_WITH_SEATS = sql.Statement(
+    lambda: (
+        f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
+        f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
+        f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"
+    )
+)
+_EARLIER_EVENTS = sql.Statement(
+    lambda: (
+        f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
+        f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"
+    )
+)
 
 
 def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
@@ -439,10 +508,12 @@ def _same_command(earlier: list[GameEvent], command: dict, expected_seq: int | N
     try:
         if kind == "play":
             return first.type == "CardPlayed" and engine.Card.parse(command.get("card")) == engine.Card.parse(
-                first.payload["card"])
+                first.payload["card"]
+            )
         if kind == "pass":
             return first.type == "CardsPassed" and {engine.Card.parse(c) for c in command.get("cards") or ()} == {
-                engine.Card.parse(c) for c in first.payload["cards"]}
+                engine.Card.parse(c) for c in first.payload["cards"]
+            }
         if kind == "moon_choice":
             return first.type == "MoonChosen" and command.get("choice") == first.payload["choice"]
     except (ValueError, TypeError):
@@ -478,16 +549,20 @@ def _execute(game_id, command, player, seat, command_id, expected_seq, cause) ->
         earlier = _earlier_events(game, command_id, seat)
         if earlier:
             if not _same_command(earlier, command, expected_seq):
-                raise DomainError("command_id_reused", f"Command id {command_id!r} was used for another command: "
-                                  "a retry sends the same command, a new command needs a new id.", status=409)
+                raise DomainError(
+                    "command_id_reused",
+                    f"Command id {command_id!r} was used for another command: "
+                    "a retry sends the same command, a new command needs a new id.",
+                    status=409,
+                )
             return CommandResult(game=game, events=earlier, duplicate=True)
     if expected_seq is not None and expected_seq != game.seq:
-        raise DomainError("stale_state", f"The game is at seq {game.seq}, not {expected_seq}.",
-                          status=409, seq=game.seq)
+        raise DomainError(
+            "stale_state", f"The game is at seq {game.seq}, not {expected_seq}.", status=409, seq=game.seq
+        )
     if game.status != Game.Status.ACTIVE:
         code = "game_over" if game.is_over else "game_not_started"
-        raise DomainError(code, "This game is over." if game.is_over else "This game has not started yet.",
-                          status=409)
+        raise DomainError(code, "This game is over." if game.is_over else "This game has not started yet.", status=409)
     state = eventstore.take_engine_game(game)
     try:
         emitted = _run(state, seat, command)
@@ -511,14 +586,15 @@ def _events_of_move(game: Game, state: engine.Game, emitted: list) -> list[dict]
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
         game.final_totals, game.winner_seat = list(state.totals), state.winner
         events.append(DealSaltRevealed(salt=game.deal_salt).to_dict())
-    elif game.hand_limit and any(e["type"] == "HandScored" and e["hand_number"] >= game.hand_limit
-                                 for e in events):
+    elif game.hand_limit and any(e["type"] == "HandScored" and e["hand_number"] >= game.hand_limit for e in events):
         totals = list(state.totals)
         lowest = [seat for seat, total in enumerate(totals) if total == min(totals)]
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
         game.final_totals, game.winner_seat = totals, lowest[0] if len(lowest) == 1 else None
-        events += [HandLimitReached(hands=game.hand_limit, totals=totals).to_dict(),
-                   DealSaltRevealed(salt=game.deal_salt).to_dict()]
+        events += [
+            HandLimitReached(hands=game.hand_limit, totals=totals).to_dict(),
+            DealSaltRevealed(salt=game.deal_salt).to_dict(),
+        ]
     return events
 
 
@@ -535,8 +611,7 @@ def _events_of_move(game: Game, state: engine.Game, emitted: list) -> list[dict]
 
 def _may_move_on_cache() -> bool:
     connection = transaction.get_connection()
-    return (settings.HEARTS_MOVES_ON_CACHE and connection.vendor == "postgresql"
-            and not connection.in_atomic_block)
+    return settings.HEARTS_MOVES_ON_CACHE and connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
 def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult | None:
@@ -567,11 +642,15 @@ def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cau
     return CommandResult(game=game, events=rows)
 
 
-_UNMOVED = sql.Statement(lambda: (
-    f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"))
-_COMMAND_NOT_SEEN = sql.Statement(lambda: (
-    f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
-    f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"))
+_UNMOVED = sql.Statement(
+    lambda: f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"
+)
+_COMMAND_NOT_SEEN = sql.Statement(
+    lambda: (
+        f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
+        f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"
+    )
+)
 
 
 def _write_if_unmoved(game: Game, rows: list[GameEvent], at: tuple[int, str], command_id: str, seat: int) -> bool:
@@ -606,5 +685,3 @@ def _publish_on_commit(game: Game, plan: TurnPlan, rows: list[GameEvent]) -> Non
         live.game_advanced(game_id, seq, plan.cpu_to_act, plan.new_deadline, finished=finished)
 
     transaction.on_commit(after_commit)
-
-

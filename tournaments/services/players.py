@@ -39,8 +39,9 @@ def _refuse_taken(username: str | None, display_name: str, club: Club | None) ->
 
 
 @transaction.atomic
-def player_register(*, username: str, password: str, display_name: str = "", club: Club | None = None,
-                    email: str = "") -> Player:
+def player_register(
+    *, username: str, password: str, display_name: str = "", club: Club | None = None, email: str = ""
+) -> Player:
     """Create a user account and its player profile (409 if the username or display name is taken).
 
     ``username`` is normalised (NFKC); ``display_name`` (default: the username) is stored as given,
@@ -112,8 +113,9 @@ def player_guest_for_device(*, device_id: str, display_name: str) -> Player:
             user = get_user_model().objects.create_user(username=f"guest-{secrets.token_hex(8)}")
             user.set_unusable_password()
             user.save(update_fields=["password"])
-            return Player.objects.create(user=user, display_name=display_name, is_guest=True,
-                                         guest_device_hash=device_hash)
+            return Player.objects.create(
+                user=user, display_name=display_name, is_guest=True, guest_device_hash=device_hash
+            )
     except IntegrityError:
         _refuse_taken(None, display_name, None)
         raise

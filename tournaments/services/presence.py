@@ -60,16 +60,27 @@ def server_alive(open_connections: OpenConnections) -> None:
     held = set(SeatConnection.objects.filter(server=server).values_list("connection_id", flat=True))
     missing = {cid: where for cid, where in open_connections.items() if cid not in held}
     if missing:
-        seats = {(game_id, seat): pk for pk, game_id, seat in GameSeat.objects.filter(
-            game_id__in={game_id for game_id, _, _ in missing.values()}).values_list("pk", "game_id", "seat")}
+        seats = {
+            (game_id, seat): pk
+            for pk, game_id, seat in GameSeat.objects.filter(
+                game_id__in={game_id for game_id, _, _ in missing.values()}
+            ).values_list("pk", "game_id", "seat")
+        }
         SeatConnection.objects.bulk_create(
-            [SeatConnection(seat_id=seats[game_id, seat], player_id=player_id, connection_id=cid, server=server)
-             for cid, (game_id, seat, player_id) in missing.items() if (game_id, seat) in seats],
-            ignore_conflicts=True)
+            [
+                SeatConnection(seat_id=seats[game_id, seat], player_id=player_id, connection_id=cid, server=server)
+                for cid, (game_id, seat, player_id) in missing.items()
+                if (game_id, seat) in seats
+            ],
+            ignore_conflicts=True,
+        )
     # A socket opened after the caller took its snapshot is not in it: spare rows younger than a beat.
     settled = Now() - timedelta(seconds=settings.HEARTS_SERVER_HEARTBEAT)
-    _drop(SeatConnection.objects.filter(server=server, opened_at__lt=settled)
-          .exclude(connection_id__in=list(open_connections)))
+    _drop(
+        SeatConnection.objects.filter(server=server, opened_at__lt=settled).exclude(
+            connection_id__in=list(open_connections)
+        )
+    )
 
 
 @transaction.atomic
@@ -79,7 +90,8 @@ def seat_connected(*, game_id: int, seat: int, connection_id: str, device_id: st
     row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
     SeatConnection.objects.bulk_create(  # a heartbeat may have written it already
         [SeatConnection(seat=row, player_id=row.player_id, connection_id=connection_id, server=server_id())],
-        ignore_conflicts=True)
+        ignore_conflicts=True,
+    )
     if row.disconnected_since is not None:
         row.disconnected_since = None
         row.save(update_fields=["disconnected_since"])
@@ -107,13 +119,19 @@ def seat_vacate_if_still_gone(*, game_id: int, seat: int, since: datetime) -> bo
     """Compare-and-set: vacate only if the player has stayed away since ``since``."""
     game = lock_game(game_id)
     row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
-    if (game.status != Game.Status.ACTIVE or row.away or _occupant_connections(row).exists()
-            or row.disconnected_since is None or row.disconnected_since != since):
+    if (
+        game.status != Game.Status.ACTIVE
+        or row.away
+        or _occupant_connections(row).exists()
+        or row.disconnected_since is None
+        or row.disconnected_since != since
+    ):
         return False  # they came back, left again later (a newer check will run), or the game ended
     row.away, row.away_since = True, timezone.now()
     row.save(update_fields=["away", "away_since"])
-    append_table_events(game, [SeatVacated(seat=seat, reason="disconnected").to_dict()],
-                        cause=GameEvent.Cause.SYSTEM, actor_seat=seat)
+    append_table_events(
+        game, [SeatVacated(seat=seat, reason="disconnected").to_dict()], cause=GameEvent.Cause.SYSTEM, actor_seat=seat
+    )
     return True
 
 
@@ -126,12 +144,13 @@ def sweep_presence() -> int:
     # a server records its first heartbeat just after its first connection: younger rows are spared
     dropped = _drop(SeatConnection.objects.filter(opened_at__lt=dead).exclude(server__in=alive))
     ServerHeartbeat.objects.filter(seen_at__lt=dead).exclude(
-        server__in=SeatConnection.objects.values("server")).delete()
+        server__in=SeatConnection.objects.values("server")
+    ).delete()
     overdue = timezone.now() - timedelta(seconds=settings.HEARTS_AWAY_GRACE + settings.HEARTS_SWEEP_GRACE)
     handed_on = 0
     for game_id, seat, since in GameSeat.objects.filter(
-            game__status=Game.Status.ACTIVE, away=False, disconnected_since__lt=overdue).values_list(
-            "game_id", "seat", "disconnected_since"):
+        game__status=Game.Status.ACTIVE, away=False, disconnected_since__lt=overdue
+    ).values_list("game_id", "seat", "disconnected_since"):
         handed_on += seat_vacate_if_still_gone(game_id=game_id, seat=seat, since=since)
     return dropped + handed_on
 

@@ -18,8 +18,12 @@ def _refuse_unless_offered(game: Game, player: Player) -> list:
     if game.status != Game.Status.FINISHED:
         raise DomainError("game_not_over", "Play again is offered once the game is over.", status=409)
     if game.ranked or game.sealed or hasattr(game, "competition_table"):
-        raise DomainError("rematch_not_offered", "Ranked and tournament games are not played again from the "
-                          "table: the queue or the director seats the next one.", status=409)
+        raise DomainError(
+            "rematch_not_offered",
+            "Ranked and tournament games are not played again from the "
+            "table: the queue or the director seats the next one.",
+            status=409,
+        )
     seats = list(game.seats.select_related("player").order_by("seat"))
     if not any(s.player_id == player.pk for s in seats):
         raise DomainError("not_seated", "Only the game's players are offered to play again.", status=403)
@@ -36,12 +40,24 @@ def game_rematch(*, game_id: int, player: Player, device_id: str = "") -> Game:
             seats = _refuse_unless_offered(game, player)
             rematch = Game.objects.filter(rematch_of=game).first()
             if rematch is None:
-                specs = [SeatSpec("cpu", bot=s.player.bot_kind) if s.player and s.player.is_cpu
-                         else SeatSpec("me") if s.player_id == player.pk
-                         else SeatSpec("invite", player_id=s.player_id) if s.player_id
-                         else SeatSpec("open") for s in seats]
-                rematch = game_create(creator=player, rules=game.rules, seats=specs, turn_seconds=game.turn_seconds,
-                                      league=game.league, device_id=device_id)
+                specs = [
+                    SeatSpec("cpu", bot=s.player.bot_kind)
+                    if s.player and s.player.is_cpu
+                    else SeatSpec("me")
+                    if s.player_id == player.pk
+                    else SeatSpec("invite", player_id=s.player_id)
+                    if s.player_id
+                    else SeatSpec("open")
+                    for s in seats
+                ]
+                rematch = game_create(
+                    creator=player,
+                    rules=game.rules,
+                    seats=specs,
+                    turn_seconds=game.turn_seconds,
+                    league=game.league,
+                    device_id=device_id,
+                )
                 rematch.rematch_of = game
                 rematch.save(update_fields=["rematch_of"])
                 transaction.on_commit(lambda: _offered(game.pk, rematch.pk))
@@ -56,8 +72,9 @@ def _accept(rematch: Game, player: Player, device_id: str) -> Game:
         return rematch  # already there (asked twice)
     invited = SeatInvitation.objects.filter(game=rematch, player=player, status=SeatInvitation.Status.PENDING)
     if rematch.status != Game.Status.WAITING or not invited.exists():
-        raise DomainError("rematch_closed", "The new table has started or your invitation to it has lapsed.",
-                          status=409)
+        raise DomainError(
+            "rematch_closed", "The new table has started or your invitation to it has lapsed.", status=409
+        )
     return game_join(game_id=rematch.pk, player=player, device_id=device_id)
 
 

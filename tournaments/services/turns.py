@@ -91,8 +91,9 @@ def cpu_command_id(cause: str, game: Game, seat: int) -> str:
 
 def _move_for(game: Game, seats: set[int], cause: str) -> bool:
     """Make one move for the first of ``seats`` the game awaits. True if a move was made."""
-    to_act, views = eventstore.read_engine_game(game, lambda state: (
-        state.to_act, {seat: state.view(seat) for seat in state.to_act if seat in seats}))
+    to_act, views = eventstore.read_engine_game(
+        game, lambda state: (state.to_act, {seat: state.view(seat) for seat in state.to_act if seat in seats})
+    )
     seat = next((s for s in to_act if s in seats), None)
     if seat is None:
         return False
@@ -100,8 +101,14 @@ def _move_for(game: Game, seats: set[int], cause: str) -> bool:
     from tournaments.services.games import game_execute_command
 
     try:
-        game_execute_command(game_id=game.pk, seat=seat, command=command, expected_seq=game.seq,
-                             command_id=cpu_command_id(cause, game, seat), cause=cause)
+        game_execute_command(
+            game_id=game.pk,
+            seat=seat,
+            command=command,
+            expected_seq=game.seq,
+            command_id=cpu_command_id(cause, game, seat),
+            cause=cause,
+        )
     except DomainError as error:
         if error.error_code == "stale_state":
             return False  # someone else moved first: nothing to do
@@ -146,25 +153,28 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
     grace = timedelta(seconds=settings.HEARTS_SWEEP_GRACE if grace_seconds is None else grace_seconds)
     cutoff = timezone.now() - grace
     moved = 0
-    for game_id, deadline in Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lt=cutoff) \
-            .values_list("pk", "turn_deadline"):
+    for game_id, deadline in Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lt=cutoff).values_list(
+        "pk", "turn_deadline"
+    ):
         moved += game_turn_expired(game_id=game_id, deadline=deadline)
-    for game_id, seq in Game.objects.filter(status=Game.Status.ACTIVE, cpu_due_at__lt=cutoff) \
-            .values_list("pk", "seq"):
+    for game_id, seq in Game.objects.filter(status=Game.Status.ACTIVE, cpu_due_at__lt=cutoff).values_list("pk", "seq"):
         moved += int(game_cpu_move(game_id=game_id, seq=seq))
     if moved:
         log.warning("sweeper made %s overdue move(s)", moved)
     from tournaments.services.presence import sweep_presence
 
     if handled := sweep_presence():
-        log.warning("sweeper dropped connections of stopped server processes or handed on seats whose "
-                    "away check was lost (%s)", handled)
+        log.warning(
+            "sweeper dropped connections of stopped server processes or handed on seats whose away check was lost (%s)",
+            handled,
+        )
     from tournaments.services.games import invitations_expire
 
     if expired := invitations_expire():
         log.info("sweeper expired %s invitation(s)", expired)
-    unfinished_followups = Game.objects.filter(status=Game.Status.FINISHED, followups_done_at__isnull=True,
-                                               finished_at__lt=cutoff).values_list("pk", flat=True)
+    unfinished_followups = Game.objects.filter(
+        status=Game.Status.FINISHED, followups_done_at__isnull=True, finished_at__lt=cutoff
+    ).values_list("pk", flat=True)
     for game_id in unfinished_followups[:50]:
         log.warning("sweeper runs the finished-game hooks of game %s (its task was lost)", game_id)
         game_run_finished_hooks(game_id=game_id)

@@ -9,8 +9,10 @@ from tournaments.models import Game
 
 
 class Command(BaseCommand):
-    help = ("Analyse finished games (every decision reviewed from its seat's view): the games given, or "
-            "every finished game of a tournament. Runs here with a progress bar, or --queue for the workers.")
+    help = (
+        "Analyse finished games (every decision reviewed from its seat's view): the games given, or "
+        "every finished game of a tournament. Runs here with a progress bar, or --queue for the workers."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("ids", nargs="*", type=int, help="game ids")
@@ -44,8 +46,8 @@ class Command(BaseCommand):
             return
         failed = 0
         for number, game in enumerate(games, 1):
-            with tqdm(total=0, unit="decision", desc=f"game {game.pk} ({number}/{len(games)})",
-                      disable=quiet) as bar:
+            with tqdm(total=0, unit="decision", desc=f"game {game.pk} ({number}/{len(games)})", disable=quiet) as bar:
+
                 def progress(done, total, bar=bar):
                     bar.total = total
                     bar.n = done

@@ -10,14 +10,17 @@ from tournaments.models import League
 
 
 class Command(BaseCommand):
-    help = ("Recompute ratings from finished ranked games in order (finished_at, id): every pool, or one "
-            "league's. Deterministic: gives exactly the values the games produced one by one.")
+    help = (
+        "Recompute ratings from finished ranked games in order (finished_at, id): every pool, or one "
+        "league's. Deterministic: gives exactly the values the games produced one by one."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--league", type=int, help="only this league's pool")
-        parser.add_argument("--model", choices=sorted(MODELS),
-                            help="switch the pool(s) to this rating model (default: the stored one)")
-        parser.add_argument("--params", default="{}", help='model parameters as JSON, e.g. \'{"k": 4}\'')
+        parser.add_argument(
+            "--model", choices=sorted(MODELS), help="switch the pool(s) to this rating model (default: the stored one)"
+        )
+        parser.add_argument("--params", default="{}", help="model parameters as JSON, e.g. '{\"k\": 4}'")
 
     def handle(self, *args, league=None, model=None, params="{}", **options):
         if league is not None and not League.objects.filter(pk=league).exists():

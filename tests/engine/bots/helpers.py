@@ -18,8 +18,14 @@ RULE_SETS: list[dict[str, Any]] = [
     {"players": 4, "first_lead": "left_of_dealer", "hearts_any_time": True, "moon": "shooter_chooses"},
     {"players": 5, "first_lead": "left_of_dealer", "queen_breaks_hearts": True, "passing": "off"},
     {"players": 4, "jack_of_diamonds": True, "black_maria": True, "moon": "off", "end_score": 50},
-    {"players": 3, "leftover": "kitty", "first_lead": "left_of_dealer", "moon": "shooter_chooses",
-     "exact_end_score_halves": True, "end_score": 50},
+    {
+        "players": 3,
+        "leftover": "kitty",
+        "first_lead": "left_of_dealer",
+        "moon": "shooter_chooses",
+        "exact_end_score_halves": True,
+        "end_score": 50,
+    },
     {"players": 4, "passing": "off", "queen_breaks_hearts": True, "jack_of_diamonds": True},
 ]
 

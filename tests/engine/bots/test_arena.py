@@ -19,8 +19,7 @@ from engine.arena import Tally, main, make_deal, new_hand, run_deals
     ],
 )
 def test_arena_reports_every_bot(seats, rules, capsys):
-    argv = ["--seats", seats, "--hands", "10", "--seed", "3", "--rules", *rules,
-            "--bot", "montecarlo.samples=2"]
+    argv = ["--seats", seats, "--hands", "10", "--seed", "3", "--rules", *rules, "--bot", "montecarlo.samples=2"]
     summary = main(argv)
     n = len(seats.split(","))
     assert summary["deals"] == -(-10 // n) and summary["hands"] == summary["deals"] * n

@@ -172,8 +172,7 @@ def swapped_twin(seed: int, plays: int) -> tuple[Game, Game, int]:
                 continue
             for ca in g.hand(a):
                 for cb in g.hand(b):
-                    if ca.suit == cb.suit and ca != cb and ca not in played and str(ca) != "QS" \
-                            and str(cb) != "QS":
+                    if ca.suit == cb.suit and ca != cb and ca not in played and str(ca) != "QS" and str(cb) != "QS":
                         deal2 = [[str(c) for c in h] for h in deal]
                         deal2[a] = [str(cb) if c == ca else str(c) for c in deal[a]]
                         deal2[b] = [str(ca) if c == cb else str(c) for c in deal[b]]
@@ -191,5 +190,4 @@ def test_hidden_cards_do_not_change_a_seeded_decision(name):
         g, h, me = swapped_twin(seed, plays)
         assert [cards_of(x) for x in (g.state.hands)] != [cards_of(x) for x in h.state.hands]
         assert g.view(me) == h.view(me)
-        assert bots.make(name, seed=5, **kw).decide(g.view(me)) == \
-            bots.make(name, seed=5, **kw).decide(h.view(me))
+        assert bots.make(name, seed=5, **kw).decide(g.view(me)) == bots.make(name, seed=5, **kw).decide(h.view(me))

@@ -10,6 +10,7 @@ RULE = bots.make("rule", seed=0)
 def h(cards: str) -> list[str]:
     return cards.split()
 
+
 # Seat 0 all clubs; seat 1 diamonds and Q♠; seat 2 hearts and A♦; seat 3 spades and A♥.
 QUEEN_DUMP = [
     h("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"),
@@ -56,8 +57,7 @@ DUCK = [
     h("3H 8H KH AD 2S 3S 4S 5S 6S 7S 8S 9S TS"),
     h("2H 4H 5H 6H 7H TH JH QH AH JS QS KS AS"),
 ]
-DUCK_RULES = Rules(passing="off", first_lead="left_of_dealer", hearts_any_time=True,
-                   no_points_first_trick=False)
+DUCK_RULES = Rules(passing="off", first_lead="left_of_dealer", hearts_any_time=True, no_points_first_trick=False)
 
 
 def test_ducks_under_the_winning_card():
@@ -81,8 +81,7 @@ def test_drops_the_queen_on_the_king_of_spades():
         h("AC AD 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH"),
         h("KD KH AH 3S 4S 5S 6S 7S 8S 9S TS JS AS"),
     ]
-    g = Game.new(Rules(passing="off", first_lead="left_of_dealer", no_points_first_trick=False),
-                 deals=[deal])
+    g = Game.new(Rules(passing="off", first_lead="left_of_dealer", no_points_first_trick=False), deals=[deal])
     g.play(1, "KS")
     g.play(2, "AC")  # void in spades
     g.play(3, "3S")

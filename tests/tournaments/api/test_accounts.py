@@ -72,8 +72,9 @@ def test_a_full_width_username_registers_as_its_nfkc_form_and_signs_in():
     response = _register(Client(), "ａlice")
     assert response.status_code == 201, response.json()
     assert get_user_model().objects.filter(username="alice").exists()
-    token = Client().post("/api/auth/token", {"username": "alice", "password": PASSWORD},
-                          content_type="application/json")
+    token = Client().post(
+        "/api/auth/token", {"username": "alice", "password": PASSWORD}, content_type="application/json"
+    )
     assert token.status_code == 200
 
 
@@ -90,15 +91,31 @@ def test_usernames_outside_the_allowed_characters_are_refused():
         assert response.json()["errors"]["username"], username
 
 
-@pytest.mark.parametrize("name", ["\u202eevil", "Al\u200bice", "Bob\u200d", "\u2066Eve\u2069", "tab\there",
-                                  "\u3164", "new\nline", "\u2800\u2800", "\ufeffBom", " "])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u202eevil",
+        "Al\u200bice",
+        "Bob\u200d",
+        "\u2066Eve\u2069",
+        "tab\there",
+        "\u3164",
+        "new\nline",
+        "\u2800\u2800",
+        "\ufeffBom",
+        " ",
+    ],
+)
 def test_display_names_with_invisible_or_text_steering_characters_are_refused(name):
     response = _register(Client(), "member-one", display_name=name)
     if name.strip():
         assert response.status_code == 400, name
         assert response.json()["errors"]["display_name"][0], name
-    guest = Client().post("/api/auth/guest", {"device_id": "device-0123456789abcdef", "display_name": name},
-                          content_type="application/json")
+    guest = Client().post(
+        "/api/auth/guest",
+        {"device_id": "device-0123456789abcdef", "display_name": name},
+        content_type="application/json",
+    )
     if name.strip():
         assert guest.status_code == 400, name
 
@@ -119,20 +136,28 @@ def test_display_names_are_unique_per_club_whatever_the_case():
     assert _register(Client(), "erin", display_name="Frank").status_code == 201
     response = _register(Client(), "frank.b", display_name="FRANK")
     assert response.status_code == 409 and response.json()["code"] == "display_name_taken"
-    guest = Client().post("/api/auth/guest", {"device_id": "device-0123456789abcdef", "display_name": "frank"},
-                          content_type="application/json")
+    guest = Client().post(
+        "/api/auth/guest",
+        {"device_id": "device-0123456789abcdef", "display_name": "frank"},
+        content_type="application/json",
+    )
     assert guest.status_code == 409 and guest.json()["code"] == "display_name_taken"
 
 
 def test_guests_without_a_name_get_distinct_ones():
-    names = {Client().post("/api/auth/guest", {"device_id": f"device-{i:016d}"},
-                           content_type="application/json").json()["display_name"] for i in range(5)}
+    names = {
+        Client()
+        .post("/api/auth/guest", {"device_id": f"device-{i:016d}"}, content_type="application/json")
+        .json()["display_name"]
+        for i in range(5)
+    }
     assert len(names) == 5 and all(name.startswith("Guest ") for name in names)
 
 
 def _guest():
-    response = Client().post("/api/auth/guest", {"device_id": "device-guest-0123456789"},
-                             content_type="application/json")
+    response = Client().post(
+        "/api/auth/guest", {"device_id": "device-guest-0123456789"}, content_type="application/json"
+    )
     return Player.objects.get(pk=response.json()["player_id"])
 
 
@@ -144,8 +169,10 @@ def test_guests_get_403_account_required_from_tournament_registration():
     director = client_for(PlayerFactory(user__is_staff=True))
     response = director.post(f"/api/tournaments/{tournament.pk}/register/", {"player_id": guest.pk}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "account_required"
-    assert client_for(PlayerFactory()).post(f"/api/tournaments/{tournament.pk}/register/", {},
-                                            format="json").status_code == 201
+    assert (
+        client_for(PlayerFactory()).post(f"/api/tournaments/{tournament.pk}/register/", {}, format="json").status_code
+        == 201
+    )
 
 
 def test_guests_get_403_account_required_from_the_ranked_queue():
@@ -164,11 +191,17 @@ def test_a_guest_picks_a_name_then_changes_it_and_tables_show_it():
     assert guest.display_name == "Luna Rosa" and guest.name_key == "luna rosa"
 
 
-@pytest.mark.parametrize(("body", "status", "code"), [
-    ({"display_name": "\u202eevil"}, 400, "invalid"), ({"display_name": ""}, 400, "invalid"),
-    ({"display_name": "x" * 61}, 400, "invalid"), ({}, 400, "invalid"), ({"display_name": 7}, 400, "invalid"),
-    ({"display_name": "TAKEN"}, 409, "display_name_taken"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"display_name": "\u202eevil"}, 400, "invalid"),
+        ({"display_name": ""}, 400, "invalid"),
+        ({"display_name": "x" * 61}, 400, "invalid"),
+        ({}, 400, "invalid"),
+        ({"display_name": 7}, 400, "invalid"),
+        ({"display_name": "TAKEN"}, 409, "display_name_taken"),
+    ],
+)
 def test_a_refused_name_changes_nothing(body, status, code):
     PlayerFactory(display_name="taken")
     guest = _guest()
@@ -182,5 +215,7 @@ def test_a_refused_name_changes_nothing(body, status, code):
 
 def test_only_a_signed_in_person_has_a_me():
     assert Client().get("/api/players/me/").status_code in (401, 403)
-    assert Client().patch("/api/players/me/", {"display_name": "Zed"},
-                          content_type="application/json").status_code in (401, 403)
+    assert Client().patch("/api/players/me/", {"display_name": "Zed"}, content_type="application/json").status_code in (
+        401,
+        403,
+    )

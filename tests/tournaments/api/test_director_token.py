@@ -11,8 +11,7 @@ pytestmark = pytest.mark.django_db
 
 def test_the_demo_director_gets_a_token_and_creates_a_tournament_with_it(api_client):
     call_command("seed_demo")
-    response = api_client.post("/api/auth/token", {"username": "director", "password": DEMO_PASSWORD},
-                               format="json")
+    response = api_client.post("/api/auth/token", {"username": "director", "password": DEMO_PASSWORD}, format="json")
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["player_id"] is None and body["display_name"] == "director" and body["is_guest"] is False
@@ -27,6 +26,7 @@ def test_an_inactive_account_gets_no_token(api_client):
     from tests.factories import PlayerFactory
 
     member = PlayerFactory(user__is_active=False)
-    response = api_client.post("/api/auth/token", {"username": member.user.username,
-                                                   "password": "correct horse battery staple"}, format="json")
+    response = api_client.post(
+        "/api/auth/token", {"username": member.user.username, "password": "correct horse battery staple"}, format="json"
+    )
     assert response.status_code == 401

@@ -28,8 +28,7 @@ def test_four_clients_play_a_whole_game_and_it_audits_clean():
     assert min(game.final_totals) == game.final_totals[game.winner_seat]
     assert max(game.final_totals) >= 26
     audit = clients[1].get(f"/api/games/{game.pk}/audit/").json()
-    assert audit == {"game": game.pk, "ok": True, "events_checked": game.seq, "first_bad_seq": None,
-                     "reason": ""}
+    assert audit == {"game": game.pk, "ok": True, "events_checked": game.seq, "first_bad_seq": None, "reason": ""}
     types = list(game.events.order_by("seq").values_list("type", flat=True))
     assert types[:4] == ["GameStarted", "PlayersSeated", "HandDealt", "DealCommitted"]
     assert types[-2:] == ["GameEnded", "DealSaltRevealed"]
@@ -62,14 +61,16 @@ def test_joining_twice_or_a_full_table_is_refused():
     assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
 
 
-@pytest.mark.parametrize("body, code", [
-    ({"rules": {"players": 6}}, "invalid_rules"),
-    ({"turn_seconds": 45}, "invalid"),
-    ({"seats": [{"kind": "me"}]}, "invalid_seats"),
-    ({"seats": [{"kind": "me"}, {"kind": "me"}, {"kind": "open"}, {"kind": "open"}]}, "invalid_seats"),
-    ({"seats": [{"kind": "me"}, {"kind": "cpu", "bot": "genius"}, {"kind": "open"}, {"kind": "open"}]},
-     "invalid"),
-])
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ({"rules": {"players": 6}}, "invalid_rules"),
+        ({"turn_seconds": 45}, "invalid"),
+        ({"seats": [{"kind": "me"}]}, "invalid_seats"),
+        ({"seats": [{"kind": "me"}, {"kind": "me"}, {"kind": "open"}, {"kind": "open"}]}, "invalid_seats"),
+        ({"seats": [{"kind": "me"}, {"kind": "cpu", "bot": "genius"}, {"kind": "open"}, {"kind": "open"}]}, "invalid"),
+    ],
+)
 def test_invalid_tables_are_refused_with_a_code(body, code):
     response = client_for(PlayerFactory()).post("/api/games/", body, format="json")
     assert response.status_code == 400
@@ -78,8 +79,9 @@ def test_invalid_tables_are_refused_with_a_code(body, code):
 
 
 def test_nobody_creates_a_ranked_table_by_hand_guests_included(api_client):
-    token = api_client.post("/api/auth/guest", {"device_id": "d" * 32, "display_name": "Pat"},
-                            format="json").json()["token"]
+    token = api_client.post("/api/auth/guest", {"device_id": "d" * 32, "display_name": "Pat"}, format="json").json()[
+        "token"
+    ]
     api_client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     response = api_client.post("/api/games/", {"ranked": True}, format="json")
     assert response.status_code == 403 and response.json()["code"] == "ranked_by_queue_only"
@@ -97,19 +99,18 @@ def test_out_of_turn_and_illegal_plays_are_refused_and_append_nothing():
     other_card = _state(clients[other], game.pk)["hand"][0]
     seq = Game.objects.get(pk=game.pk).seq
 
-    response = clients[other].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": other_card},
-                                   format="json")
+    response = clients[other].post(
+        f"/api/games/{game.pk}/commands/", {"type": "play", "card": other_card}, format="json"
+    )
     assert response.status_code == 400 and response.json()["code"] == "not_your_turn"
 
     hand = _state(clients[leader], game.pk)["hand"]
     wrong = next(card for card in hand if card != "2C")
-    response = clients[leader].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": wrong},
-                                    format="json")
+    response = clients[leader].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": wrong}, format="json")
     assert response.status_code == 400 and response.json()["code"] == "must_lead_two_of_clubs"
     assert "2" in response.json()["detail"]
 
-    response = clients[leader].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": "ZZ"},
-                                    format="json")
+    response = clients[leader].post(f"/api/games/{game.pk}/commands/", {"type": "play", "card": "ZZ"}, format="json")
     assert response.status_code == 400 and response.json()["code"] == "invalid_card"
     assert Game.objects.get(pk=game.pk).seq == seq
     assert GameEvent.objects.filter(game=game).count() == seq
@@ -136,8 +137,9 @@ def test_the_acting_seat_comes_from_the_login_not_the_body():
     game, _, clients = seated_table(rules={"passing": "off"})
     leader = _state(clients[0], game.pk)["to_act"][0]
     impostor = (leader + 1) % 4
-    response = clients[impostor].post(f"/api/games/{game.pk}/commands/",
-                                      {"type": "play", "card": "2C", "seat": leader}, format="json")
+    response = clients[impostor].post(
+        f"/api/games/{game.pk}/commands/", {"type": "play", "card": "2C", "seat": leader}, format="json"
+    )
     assert response.status_code == 400 and response.json()["code"] in {"not_your_turn", "card_not_in_hand"}
 
 
@@ -158,16 +160,24 @@ def test_a_command_id_reused_for_another_command_is_refused_and_appends_nothing(
     leader = _state(clients[0], game.pk)["to_act"][0]
     seq = Game.objects.get(pk=game.pk).seq
     url = f"/api/games/{game.pk}/commands/"
-    assert clients[leader].post(url, {"type": "play", "card": "2C", "command_id": "c-1", "expected_seq": seq},
-                                format="json").status_code == 200
+    assert (
+        clients[leader]
+        .post(url, {"type": "play", "card": "2C", "command_id": "c-1", "expected_seq": seq}, format="json")
+        .status_code
+        == 200
+    )
     after = Game.objects.get(pk=game.pk).seq
-    for changed in ({"type": "play", "card": "3C"}, {"type": "pass", "cards": ["3C", "4C", "5C"]},
-                    {"type": "play", "card": "2C", "expected_seq": seq + 7}):
+    for changed in (
+        {"type": "play", "card": "3C"},
+        {"type": "pass", "cards": ["3C", "4C", "5C"]},
+        {"type": "play", "card": "2C", "expected_seq": seq + 7},
+    ):
         response = clients[leader].post(url, {**changed, "command_id": "c-1"}, format="json")
         assert response.status_code == 409 and response.json()["code"] == "command_id_reused", changed
     # the same command again, in another spelling of the card, is the retry it claims to be
-    retried = clients[leader].post(url, {"type": "play", "card": "2c", "command_id": "c-1", "expected_seq": seq},
-                                   format="json")
+    retried = clients[leader].post(
+        url, {"type": "play", "card": "2c", "command_id": "c-1", "expected_seq": seq}, format="json"
+    )
     assert retried.status_code == 200 and retried.json()["duplicate"] is True
     assert Game.objects.get(pk=game.pk).seq == after
 
@@ -176,8 +186,9 @@ def test_a_stale_expected_seq_is_refused_with_409():
     game, _, clients = seated_table(rules={"passing": "off"})
     leader = _state(clients[0], game.pk)["to_act"][0]
     seq = Game.objects.get(pk=game.pk).seq
-    response = clients[leader].post(f"/api/games/{game.pk}/commands/",
-                                    {"type": "play", "card": "2C", "expected_seq": seq - 1}, format="json")
+    response = clients[leader].post(
+        f"/api/games/{game.pk}/commands/", {"type": "play", "card": "2C", "expected_seq": seq - 1}, format="json"
+    )
     assert response.status_code == 409
     assert response.json()["code"] == "stale_state" and response.json()["seq"] == seq
 

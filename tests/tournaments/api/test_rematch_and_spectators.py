@@ -49,9 +49,16 @@ def test_play_again_offers_the_same_seats_and_each_player_accepts():
 @pytest.mark.django_db
 def test_cpu_seats_stay_cpus_of_the_same_strength():
     me = PlayerFactory()
-    game = game_create(creator=me, rules={"players": 4, "end_score": 1},
-                       seats=[SeatSpec("me"), SeatSpec("cpu", bot="random"), SeatSpec("cpu", bot="montecarlo"),
-                              SeatSpec("cpu", bot="rule")])
+    game = game_create(
+        creator=me,
+        rules={"players": 4, "end_score": 1},
+        seats=[
+            SeatSpec("me"),
+            SeatSpec("cpu", bot="random"),
+            SeatSpec("cpu", bot="montecarlo"),
+            SeatSpec("cpu", bot="rule"),
+        ],
+    )
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)  # as if played out
     response = client_for(me).post(f"/api/games/{game.pk}/rematch/", {}, format="json")
     kinds = [s["bot"] for s in response.json()["seats"]]
@@ -81,8 +88,11 @@ async def _open(game, player=None):
     if player is not None:
         ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=game.pk)
         query = f"ticket={ticket}"
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?{query}",
-                                         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/?{query}",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     return communicator

@@ -57,10 +57,7 @@ def test_a_director_runs_a_round_from_the_admin_and_prints_it(admin_client):
         url = reverse(f"admin:tournaments_{name}_changelist") if name != "registration" else None
         if url:
             assert admin_client.get(url).status_code == 200
-    assert (
-        admin_client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk])).status_code
-        == 200
-    )
+    assert admin_client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk])).status_code == 200
     assert admin_client.get(reverse("admin:tournaments_round_change", args=[round_.pk])).status_code == 200
 
 
@@ -98,16 +95,19 @@ def test_creating_a_tournament_in_the_admin_goes_through_the_service(admin_clien
 def test_the_admin_takes_a_walk_in_and_a_ruling_through_the_services(admin_client):
     from tournaments.models import Player, Ruling, TableResult
 
-    tournament = services.tournament_create(league=LeagueFactory(), name="Admin night", seed=4,
-                                            round_mode="fixed_hands", hands_per_round=1)
+    tournament = services.tournament_create(
+        league=LeagueFactory(), name="Admin night", seed=4, round_mode="fixed_hands", hands_per_round=1
+    )
     for _ in range(3):
         services.tournament_register(tournament_id=tournament.pk, player=CpuPlayerFactory())
-    walk_in = admin_client.post(reverse("admin:tournaments_tournament_walk_in", args=[tournament.pk]),
-                                {"display_name": "Nora"})
+    walk_in = admin_client.post(
+        reverse("admin:tournaments_tournament_walk_in", args=[tournament.pk]), {"display_name": "Nora"}
+    )
     assert walk_in.status_code == 302
     nora = Player.objects.get(display_name="Nora")
-    again = admin_client.post(reverse("admin:tournaments_tournament_walk_in", args=[tournament.pk]),
-                              {"display_name": "NORA"})
+    again = admin_client.post(
+        reverse("admin:tournaments_tournament_walk_in", args=[tournament.pk]), {"display_name": "NORA"}
+    )
     assert again.status_code == 200 and b"display_name_taken" in again.content
     round_ = services.tournament_start_round(tournament_id=tournament.pk)
     table = round_.tables.get()
@@ -119,8 +119,10 @@ def test_the_admin_takes_a_walk_in_and_a_ruling_through_the_services(admin_clien
 
     _play_round(round_)
     seat = table.players.index(nora.pk)
-    ruled = admin_client.post(reverse("admin:tournaments_table_rule", args=[table.pk]),
-                              {"seat": seat, "hearts_points": 99, "reason": "late to the table"})
+    ruled = admin_client.post(
+        reverse("admin:tournaments_table_rule", args=[table.pk]),
+        {"seat": seat, "hearts_points": 99, "reason": "late to the table"},
+    )
     assert ruled.status_code == 302, ruled.content[:500]
     assert Ruling.objects.get().reason == "late to the table"
     assert TableResult.objects.get(table=table, seat=seat).hearts_points == 99

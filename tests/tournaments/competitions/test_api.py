@@ -107,9 +107,7 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
     rounds = member.get(f"{url}/rounds/").json()
     assert [(r["number"], r["status"], r["tables_count"]) for r in rounds] == [(1, "playing", 1)]
     tables = member.get(f"{url}/rounds/1/tables/").json()
-    assert len(tables) == 1 and sorted(s["player_id"] for s in tables[0]["seats"]) == sorted(
-        p.pk for p in players
-    )
+    assert len(tables) == 1 and sorted(s["player_id"] for s in tables[0]["seats"]) == sorted(p.pk for p in players)
     assert member.get(f"{url}/rounds/9/tables/").json()["code"] == "round_not_found"
 
     services.table_play_cpus(table_id=tables[0]["id"])
@@ -117,7 +115,8 @@ def test_only_directors_start_rounds_and_everyone_reads_rounds_tables_and_standi
     # The deals are random: places may be shared, but a table of 3 always gives 4 + 2 + 0 points.
     assert len(standings) == 3 and sum(line["table_points"] for line in standings) == 6.0
     assert [line["table_points"] for line in standings] == sorted(
-        (line["table_points"] for line in standings), reverse=True)
+        (line["table_points"] for line in standings), reverse=True
+    )
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     tables = member.get(f"{url}/rounds/1/tables/").json()
     assert tables[0]["status"] == "finished" and len(tables[0]["results"]) == 3

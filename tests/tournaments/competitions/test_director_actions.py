@@ -46,8 +46,11 @@ def test_a_walk_in_gets_an_account_of_the_club_and_a_registration_in_one_step(di
     assert player.display_name == "Lucía" and player.club == tournament.league.club and player.user is not None
     assert not player.user.has_usable_password()
     assert response.json()["username"] == player.user.username
-    with_password = client.post(f"/api/tournaments/{tournament.pk}/walk-in/",
-                                {"display_name": "Marta", "password": "a long pass phrase"}, format="json")
+    with_password = client.post(
+        f"/api/tournaments/{tournament.pk}/walk-in/",
+        {"display_name": "Marta", "password": "a long pass phrase"},
+        format="json",
+    )
     assert with_password.status_code == 201
     assert Player.objects.get(display_name="Marta").user.check_password("a long pass phrase")
     again = client.post(f"/api/tournaments/{tournament.pk}/walk-in/", {"display_name": "lucía"}, format="json")
@@ -94,8 +97,11 @@ def test_a_ruling_adjusts_the_score_reworks_the_places_and_shows_in_the_results(
     assert ruled.hearts_points == 200 and ruled.table_points == 0.0  # now last at the table
     lines = standings_for_tournament(tournament)
     assert lines[-1].player_id == best.player_id and lines[-1].hearts_points == 200
-    rows = list(csv.DictReader(io.StringIO(client.get(f"/api/tournaments/{tournament.pk}/results/?format=csv")
-                                           .content.decode())))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(client.get(f"/api/tournaments/{tournament.pk}/results/?format=csv").content.decode())
+        )
+    )
     assert [r["ruling"] for r in rows if r["seat"] == str(best.seat)] == ["played a card from the wrong hand"]
     tables = client.get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
     assert [r["ruling"] for r in tables[0]["results"] if r["seat"] == best.seat] == [body["reason"]]
@@ -115,8 +121,9 @@ def test_a_ruling_is_refused_with_a_code_and_records_nothing(director):
     assert blank.status_code == 400
     seat = client.post(url, {"table": table.pk, "seat": 4, "hearts_points": 5, "reason": "r"}, format="json")
     assert seat.status_code == 400 and seat.json()["code"] == "invalid_seat"
-    member = client_for(PlayerFactory()).post(url, {"table": table.pk, "seat": 0, "hearts_points": 5, "reason": "r"},
-                                              format="json")
+    member = client_for(PlayerFactory()).post(
+        url, {"table": table.pk, "seat": 0, "hearts_points": 5, "reason": "r"}, format="json"
+    )
     assert member.status_code == 403
     assert not Ruling.objects.exists()
 

@@ -48,10 +48,7 @@ def _play_round(round_):
 
 def _seated(round_):
     return [
-        pid
-        for table in round_.tables.all()
-        for seat, pid in enumerate(table.players)
-        if seat not in table.cpu_fill
+        pid for table in round_.tables.all() for seat, pid in enumerate(table.players) if seat not in table.cpu_fill
     ]
 
 
@@ -90,8 +87,7 @@ def test_duplicate_deals_are_the_same_at_every_table_of_a_size_in_a_round():
     assert sorted(t.size for t in tables) == [3, 4, 4]
     fours = [t for t in tables if t.size == 4]
     dealt = [
-        GameEvent.objects.get(game=t.game, type="HandDealt", payload__hand_number=1).payload["hands"]
-        for t in fours
+        GameEvent.objects.get(game=t.game, type="HandDealt", payload__hand_number=1).payload["hands"] for t in fours
     ]
     assert dealt[0] == dealt[1]
     assert [sorted(hand) for hand in dealt[0]] == [sorted(hand) for hand in round_.deals["4"][0]]
@@ -129,9 +125,7 @@ def test_standings_and_tiebreaks_match_a_worked_example():
     for player in (a, b, c, d, e):
         RegistrationFactory(tournament=tournament, player=player)
     for number, totals in ((1, {a: 40, b: 40, c: 75, d: 102}), (2, {c: 20, a: 30, b: 30, d: 90})):
-        table = TableFactory(
-            round=RoundFactory(tournament=tournament, number=number), players=[p.pk for p in totals]
-        )
+        table = TableFactory(round=RoundFactory(tournament=tournament, number=number), players=[p.pk for p in totals])
         for seat, (player, hearts) in enumerate(totals.items()):
             TableResultFactory(table=table, seat=seat, player=player, hearts_points=hearts)
     lines = standings_for_tournament(tournament)
@@ -202,11 +196,7 @@ def test_the_finished_game_hook_records_the_table_once_and_auto_advances():
     assert round1.status == Round.Status.FINISHED
     assert TableResult.objects.filter(table__round=round1).count() == 3
     assert (
-        list(
-            TableResult.objects.filter(table__round=round1)
-            .order_by("seat")
-            .values_list("hearts_points", flat=True)
-        )
+        list(TableResult.objects.filter(table__round=round1).order_by("seat").values_list("hearts_points", flat=True))
         == game.final_totals
     )
     round2 = Round.objects.get(tournament=tournament, number=2)
@@ -255,14 +245,10 @@ def test_swap_players_before_the_start_and_only_as_a_correction_after():
     t1.refresh_from_db()
     by_pk = {p.pk: p for p in players}
     with pytest.raises(DomainError) as refused:
-        services.table_swap_player(
-            table_id=t1.pk, player_out=by_pk[t1.players[0]], player_in=by_pk[t1.players[1]]
-        )
+        services.table_swap_player(table_id=t1.pk, player_out=by_pk[t1.players[0]], player_in=by_pk[t1.players[1]])
     assert refused.value.error_code == "table_started"
     first, second = t1.players[0], t1.players[1]
-    services.table_swap_player(
-        table_id=t1.pk, player_out=by_pk[first], player_in=by_pk[second], correction=True
-    )
+    services.table_swap_player(table_id=t1.pk, player_out=by_pk[first], player_in=by_pk[second], correction=True)
     t1.refresh_from_db()
     assert t1.players[:2] == [second, first]
     assert list(t1.game.seats.order_by("seat").values_list("player_id", flat=True)) == t1.players
@@ -354,8 +340,10 @@ def test_playing_cpu_tables_plays_an_away_players_seat_with_the_stand_in():
     assert table.status == Table.Status.FINISHED
     seat = table.players.index(human.pk)
     assert table.results.get(seat=seat).player_id == human.pk
-    assert GameEvent.objects.filter(game=table.game, actor_seat=seat, type="CardPlayed",
-                                    cause=GameEvent.Cause.CPU).count() == 13
+    assert (
+        GameEvent.objects.filter(game=table.game, actor_seat=seat, type="CardPlayed", cause=GameEvent.Cause.CPU).count()
+        == 13
+    )
 
 
 def test_swiss_round_one_spreads_the_strongest_rated_players_over_the_tables():
@@ -415,8 +403,9 @@ def test_cpu_fill_is_never_ranked_and_never_moves_anyone_down():
     cpu = CpuPlayerFactory(display_name="CPU")
     for player in (a, b, c):
         RegistrationFactory(tournament=tournament, player=player)
-    table = TableFactory(round=RoundFactory(tournament=tournament, number=1),
-                         players=[cpu.pk, a.pk, b.pk, c.pk], cpu_fill=[0])
+    table = TableFactory(
+        round=RoundFactory(tournament=tournament, number=1), players=[cpu.pk, a.pk, b.pk, c.pk], cpu_fill=[0]
+    )
     for seat, (player, hearts) in enumerate(((cpu, 5), (a, 30), (b, 30), (c, 80))):
         TableResultFactory(table=table, seat=seat, player=player, hearts_points=hearts, cpu_fill=seat == 0)
     lines = standings_for_tournament(tournament)

@@ -37,16 +37,20 @@ def assert_no_card(frame):
 
 
 async def connect(tournament_id):
-    communicator = WebsocketCommunicator(application, f"/ws/tournaments/{tournament_id}/",
-                                         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/tournaments/{tournament_id}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     return communicator
 
 
 def _tournament(n):
-    tournament = services.tournament_create(league=LeagueFactory(), name="Board night", seed=3,
-                                            round_mode="fixed_hands", hands_per_round=2)
+    tournament = services.tournament_create(
+        league=LeagueFactory(), name="Board night", seed=3, round_mode="fixed_hands", hands_per_round=2
+    )
     people = [PlayerFactory() for _ in range(n)]
     for person in people:
         services.tournament_register(tournament_id=tournament.pk, player=person)
@@ -88,14 +92,18 @@ async def test_the_board_is_pushed_when_the_round_starts_and_as_cards_are_played
     assert json.loads(await board.receive_from(timeout=5))["type"] == "pong"
     await board.send_to(text_data=json.dumps({"type": "play", "card": "2C"}))
     refused = json.loads(await board.receive_from(timeout=5))
-    assert refused == {"type": "error", "code": "invalid_frame",
-                       "detail": "The board is read-only: the only frame it takes is ping."}
+    assert refused == {
+        "type": "error",
+        "code": "invalid_frame",
+        "detail": "The board is read-only: the only frame it takes is ping.",
+    }
     await board.disconnect()
 
 
 async def test_an_unknown_tournament_is_refused_with_a_close_code():
-    board = WebsocketCommunicator(application, "/ws/tournaments/999999/",
-                                  headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    board = WebsocketCommunicator(
+        application, "/ws/tournaments/999999/", headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    )
     connected, _ = await board.connect(timeout=5)
     assert connected
     frame = json.loads(await board.receive_from(timeout=5))
@@ -156,8 +164,11 @@ async def test_a_table_waiting_on_a_player_who_is_not_at_it_is_marked_until_they
     assert table["waiting_on_absent"] == table["to_act"] and not table["seats"][seat]["connected"]
     player = people[table["seats"][seat]["player_id"]]
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=table["game"])
-    at_table = WebsocketCommunicator(application, f"/ws/games/{table['game']}/?ticket={ticket}",
-                                     headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    at_table = WebsocketCommunicator(
+        application,
+        f"/ws/games/{table['game']}/?ticket={ticket}",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     assert (await at_table.connect(timeout=5))[0]
     await board.send_to(text_data=json.dumps({"type": "ping"}))
     seen = json.loads(await board.receive_from(timeout=5))["tables"][0]

@@ -21,8 +21,11 @@ async def connect(game, player, after=None, ticket=None, device_id=""):
         ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=game.pk)
     query = f"ticket={ticket}" + (f"&after={after}" if after is not None else "")
     query += f"&device_id={device_id}" if device_id else ""
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?{query}",
-                                         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/?{query}",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     connected, code = await communicator.connect(timeout=5)
     return communicator, connected, code
 
@@ -91,8 +94,9 @@ async def test_four_clients_play_a_whole_game_over_websockets(settings):
         if view["phase"] == "game_over":
             break
         seat = view["to_act"][0]
-        await sockets[seat].send_to(text_data=json.dumps({**next_command(states[seat]["state"]),
-                                                          "command_id": f"{seat}-{seen_seq[seat]}"}))
+        await sockets[seat].send_to(
+            text_data=json.dumps({**next_command(states[seat]["state"]), "command_id": f"{seat}-{seen_seq[seat]}"})
+        )
         for s, communicator in enumerate(sockets):
             frames = await frames_until(communicator, lambda f: f["type"] == "state")
             assert all(isinstance(f["seq"], int) for f in frames), "every frame (acks too) carries the seq"
@@ -123,8 +127,9 @@ async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events()
     again, _, _ = await connect(game, people[0], after=last_seen)
     frames = await frames_until(again, lambda f: f["type"] == "state")
     events = [f["seq"] for f in frames if f["type"] == "event"]
-    stored = await database_sync_to_async(lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen)
-                                              .values_list("seq", flat=True)))()
+    stored = await database_sync_to_async(
+        lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen).values_list("seq", flat=True))
+    )()
     assert events == stored and len(events) == 3
     await again.send_to(text_data=json.dumps({"type": "resume", "after": last_seen + 1}))
     resent = await frames_until(again, lambda f: f["type"] == "state")
@@ -210,15 +215,18 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
         await communicator.disconnect()
 
 
-@pytest.mark.parametrize("raw, code", [
-    ("not json", "invalid_json"),
-    ("[1, 2]", "invalid_frame"),
-    (json.dumps({"type": "dance"}), "unknown_frame_type"),
-    (json.dumps({"type": "play", "card": 7}), "invalid"),
-    (json.dumps({"type": "pass", "cards": "QS"}), "invalid"),
-    (json.dumps({"type": "resume", "after": "ten"}), "invalid"),
-    (json.dumps({"type": "play", "card": "QS", "pad": "x" * 5000}), "frame_too_large"),
-])
+@pytest.mark.parametrize(
+    "raw, code",
+    [
+        ("not json", "invalid_json"),
+        ("[1, 2]", "invalid_frame"),
+        (json.dumps({"type": "dance"}), "unknown_frame_type"),
+        (json.dumps({"type": "play", "card": 7}), "invalid"),
+        (json.dumps({"type": "pass", "cards": "QS"}), "invalid"),
+        (json.dumps({"type": "resume", "after": "ten"}), "invalid"),
+        (json.dumps({"type": "play", "card": "QS", "pad": "x" * 5000}), "frame_too_large"),
+    ],
+)
 async def test_malformed_frames_get_an_error_frame(raw, code):
     game, people, _ = await database_sync_to_async(seated_table)()
     communicator, _, _ = await connect(game, people[0])
@@ -275,18 +283,25 @@ async def test_a_browser_session_cookie_opens_the_socket_as_its_player():
 
     cookie = await database_sync_to_async(session_cookie)()
     communicator = WebsocketCommunicator(
-        application, f"/ws/games/{game.pk}/?after=0",
-        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"),
-                 (b"cookie", f"sessionid={cookie}".encode())])
+        application,
+        f"/ws/games/{game.pk}/?after=0",
+        headers=[
+            (b"origin", b"http://localhost"),
+            (b"host", b"localhost"),
+            (b"cookie", f"sessionid={cookie}".encode()),
+        ],
+    )
     connected, _ = await communicator.connect(timeout=5)
     assert connected
     frames = await frames_until(communicator, lambda f: f["type"] == "state")
     assert frames[0]["type"] == "hello" and frames[0]["seat"] == 2 and frames[0]["seq"] == game.seq
     assert len(frames[-1]["state"]["hand"]) == 13
     await communicator.disconnect()
-    stranger = WebsocketCommunicator(application, f"/ws/games/{game.pk}/",
-                                     headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"),
-                                              (b"cookie", b"sessionid=not-a-session")])
+    stranger = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), (b"cookie", b"sessionid=not-a-session")],
+    )
     connected, _ = await stranger.connect(timeout=5)
     assert connected  # no valid session and no ticket: an anonymous spectator, who sees no hand
     frames = await frames_until(stranger, lambda f: f["type"] == "state")
@@ -301,8 +316,11 @@ async def test_a_ticket_for_another_game_or_a_foreign_origin_is_refused():
     elsewhere, connected, _ = await connect(game, people[0], ticket=ticket)
     assert connected and await refusal(elsewhere) == ("unauthenticated", 4401)
     ticket = await database_sync_to_async(ws_ticket_issue)(user_id=people[0].user_id, game_id=game.pk)
-    communicator = WebsocketCommunicator(application, f"/ws/games/{game.pk}/?ticket={ticket}",
-                                         headers=[(b"origin", b"https://evil.example"), (b"host", b"localhost")])
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/games/{game.pk}/?ticket={ticket}",
+        headers=[(b"origin", b"https://evil.example"), (b"host", b"localhost")],
+    )
     connected, _ = await communicator.connect(timeout=5)
     assert not connected
 

@@ -20,23 +20,45 @@ from tournaments.models import SeatConnection
 HOSTILE_EXAMPLES = int(os.environ.get("HEARTS_HOSTILE_FRAMES", "25"))
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
-    | st.text(max_size=30),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=30),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=20,
 )
 KNOWN = ["play", "pass", "moon_choice", "resume", "ping", "accept_invitation", "decline_invitation"]
 typed_frames = st.fixed_dictionaries(
     {"type": st.sampled_from(KNOWN) | st.text(max_size=12) | json_values},
-    optional={"card": json_values, "cards": json_values, "choice": json_values, "after": json_values,
-              "command_id": json_values, "expected_seq": json_values, "seat": json_values},
+    optional={
+        "card": json_values,
+        "cards": json_values,
+        "choice": json_values,
+        "after": json_values,
+        "command_id": json_values,
+        "expected_seq": json_values,
+        "seat": json_values,
+    },
 ).map(json.dumps)
-nested = st.integers(1, 2040).flatmap(lambda depth: st.sampled_from([
-    "[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth,
-    '{"type": "play", "card": ' + "[" * depth + "]" * depth + "}"]))
-raw = st.text(max_size=200) | st.sampled_from(['{"type": "play", "card": 1e999999}', "NaN", '{"type": NaN}',
-                                               '"\\ud800"', '{"type": "ping", "type": 3}', "{" * 5000, " " * 5000])
+nested = st.integers(1, 2040).flatmap(
+    lambda depth: st.sampled_from(
+        [
+            "[" * depth + "]" * depth,
+            '{"a":' * depth + "1" + "}" * depth,
+            '{"type": "play", "card": ' + "[" * depth + "]" * depth + "}",
+        ]
+    )
+)
+raw = st.text(max_size=200) | st.sampled_from(
+    [
+        '{"type": "play", "card": 1e999999}',
+        "NaN",
+        '{"type": NaN}',
+        '"\\ud800"',
+        '{"type": "ping", "type": 3}',
+        "{" * 5000,
+        " " * 5000,
+    ]
+)
 frames = st.lists(typed_frames | nested | raw | st.binary(max_size=64), min_size=1, max_size=12)
+
 
 @pytest.fixture
 def table() -> dict:
@@ -69,9 +91,11 @@ async def _one_connection(table: dict, batch: list) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-@settings(max_examples=HOSTILE_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=HOSTILE_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(batch=frames)
 def test_no_frame_kills_the_connection_and_its_cleanup_always_runs(batch, settings, table):
     settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST = 1000.0, 1000

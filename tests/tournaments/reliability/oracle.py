@@ -69,8 +69,11 @@ class Truth:
                 self._engine_log.append({"type": row["type"], "v": row.get("v", 1), **payload})
             position = engine.Game.position(self._engine_log, len(self._engine_log))
             views = [position.view(seat) for seat in range(self.players)]
-            self.hidden[row["seq"]] = {"held": [set(v["hand"]) for v in views],
-                                       "passed": [set(v["passed"] or []) for v in views], "kitty": set(self._kitty)}
+            self.hidden[row["seq"]] = {
+                "held": [set(v["hand"]) for v in views],
+                "passed": [set(v["passed"] or []) for v in views],
+                "kitty": set(self._kitty),
+            }
             self.seats_at[row["seq"]] = dict(self._seating)
             self.events.append(row)
         return self
@@ -109,8 +112,18 @@ class Leak(AssertionError):
     pass
 
 
-def check(payload, *, who: str, door: str, truth: Truth, seat: int | None, seq: int, everything: bool,
-          secrets: Secrets, per_event: bool = True) -> None:
+def check(
+    payload,
+    *,
+    who: str,
+    door: str,
+    truth: Truth,
+    seat: int | None,
+    seq: int,
+    everything: bool,
+    secrets: Secrets,
+    per_event: bool = True,
+) -> None:
     """Raise ``Leak`` if ``payload`` (a JSON-like value) shows ``who`` (holding ``seat`` now)
     anything hidden after event ``seq``. Event objects inside it are checked against what was
     hidden after their own seq (``per_event``), views and the rest against ``seq``."""
@@ -127,8 +140,9 @@ def check(payload, *, who: str, door: str, truth: Truth, seat: int | None, seq: 
     remainder = _split(payload, events)
     for event in events:
         event_seq = event["seq"] if per_event and isinstance(event["seq"], int) else seq
-        _cards(event, who=who, door=f"{door} event {event['seq']} {event['type']}", truth=truth, seat=seat,
-               seq=event_seq)
+        _cards(
+            event, who=who, door=f"{door} event {event['seq']} {event['type']}", truth=truth, seat=seat, seq=event_seq
+        )
     _cards(remainder, who=who, door=door, truth=truth, seat=seat, seq=seq)
     for hand in secrets.future_hands:
         for listed in _card_lists(payload):

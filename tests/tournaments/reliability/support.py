@@ -29,7 +29,8 @@ from tournaments.models import Game, GameEvent
 needs_real_backends = pytest.mark.skipif(
     not (REDIS_URL and USING_POSTGRES),
     reason="needs PostgreSQL and Redis shared with worker/daphne processes: set REDIS_URL and "
-           "DATABASE_URL=postgres://... (.ci/run does)")
+    "DATABASE_URL=postgres://... (.ci/run does)",
+)
 
 CARD = re.compile(r'"((?:10|[2-9TJQKA])[CDHS])"')
 
@@ -52,8 +53,7 @@ def _forbidden(state, players: int) -> dict:
     views = {seat: state.view(seat) for seat in seats}
     # passes are pending (in nobody's hand) until everyone has passed; then they are hands again
     pending = state.phase == "passing"
-    held = {seat: {str(c) for c in state.hand(seat)} | set((pending and views[seat]["passed"]) or [])
-            for seat in seats}
+    held = {seat: {str(c) for c in state.hand(seat)} | set((pending and views[seat]["passed"]) or []) for seat in seats}
     result = {None: set().union(*held.values())}
     for viewer in seats:
         others = set().union(*(held[s] for s in seats if s != viewer))
@@ -68,10 +68,15 @@ def secrets_of(game_id: int) -> dict:
     started = GameEvent.objects.filter(game=game, type="GameStarted").values_list("payload", flat=True).first()
     dealt = GameEvent.objects.filter(game=game, type="HandDealt").count()
     # the hands only: a one- or two-card kitty matches short lists by chance (legal_plays ["2C"])
-    future = [sorted(part) for deal in (game.planned_deals or [])[dealt:] for part in deal[:game.rules["players"]]
-              if part]
-    return {"salt": game.deal_salt, "seed": (started or {}).get("seed"), "future_hands": future,
-            "live": game.status != Game.Status.FINISHED}
+    future = [
+        sorted(part) for deal in (game.planned_deals or [])[dealt:] for part in deal[: game.rules["players"]] if part
+    ]
+    return {
+        "salt": game.deal_salt,
+        "seed": (started or {}).get("seed"),
+        "future_hands": future,
+        "live": game.status != Game.Status.FINISHED,
+    }
 
 
 def current_hand_part(items: list[dict], event_of) -> list[dict]:
@@ -109,7 +114,9 @@ def redis_server_binary() -> str | None:
 def start_redis(port: int, log_path: Path | None = None) -> subprocess.Popen:
     process = subprocess.Popen(
         [redis_server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=log_path.open("a") if log_path else subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        stdout=log_path.open("a") if log_path else subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     wait_for(lambda: _answers(port), timeout=10, what=f"redis-server on port {port}")
     return process
 

@@ -72,8 +72,14 @@ async def test_a_socket_opened_at_a_seat_its_player_left_never_receives_the_newc
 def _duplicate_round(players_per_table=4, hands=1):
     director = PlayerFactory(user__is_staff=True)
     tournament = competitions.tournament_create(
-        league=LeagueFactory(), name="Duplicate night", created_by=director, duplicate_deals=True,
-        round_mode="fixed_hands", hands_per_round=hands, preferred_table_size=players_per_table)
+        league=LeagueFactory(),
+        name="Duplicate night",
+        created_by=director,
+        duplicate_deals=True,
+        round_mode="fixed_hands",
+        hands_per_round=hands,
+        preferred_table_size=players_per_table,
+    )
     people = [PlayerFactory() for _ in range(2 * players_per_table)]
     for person in people:
         competitions.tournament_register(tournament_id=tournament.pk, player=person)
@@ -148,8 +154,11 @@ async def test_a_socket_to_another_table_of_a_duplicate_round_is_closed_with_440
 @pytest.mark.django_db
 def test_replay_answers_at_every_position_and_invents_no_hand_before_the_deal():
     people = [PlayerFactory() for _ in range(4)]
-    game = game_create(creator=people[0], rules={"end_score": 26},
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    game = game_create(
+        creator=people[0],
+        rules={"end_score": 26},
+        seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+    )
     play_through_services(game, people)
     game.refresh_from_db()
     seat = client_for(people[0])
@@ -160,13 +169,17 @@ def test_replay_answers_at_every_position_and_invents_no_hand_before_the_deal():
     assert start[0] == start[2]  # nothing random: the same answer every time
     assert all(body["view"]["phase"] == "dealing" and body["hands"] == [[], [], [], []] for body in start)
     # and a live game, from its own seat, at every position up to now
-    live = game_create(creator=people[0],
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    live = game_create(
+        creator=people[0], seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]]
+    )
     for _ in range(30):
         state = eventstore.read_engine_game(Game.objects.get(pk=live.pk), lambda s: (s.to_act[0], s.view(s.to_act[0])))
         acting, view = state
-        command = ({"type": "pass", "cards": view["hand"][:3]} if view["phase"] == "passing"
-                   else {"type": "play", "card": view["legal_plays"][0]})
+        command = (
+            {"type": "pass", "cards": view["hand"][:3]}
+            if view["phase"] == "passing"
+            else {"type": "play", "card": view["legal_plays"][0]}
+        )
         game_execute_command(game_id=live.pk, player=people[acting], command=command)
     live.refresh_from_db()
     for at in range(1, live.seq + 1):
@@ -178,13 +191,17 @@ def test_replay_answers_at_every_position_and_invents_no_hand_before_the_deal():
 def test_seating_another_player_needs_their_invitation_accepted(scheduler):
     host, invitee = PlayerFactory(), PlayerFactory()
     others = [PlayerFactory() for _ in range(2)]
-    forced = client_for(host).post("/api/games/", {
-        "seats": [{"kind": "me"}, {"kind": "player", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
-        format="json")
+    forced = client_for(host).post(
+        "/api/games/",
+        {"seats": [{"kind": "me"}, {"kind": "player", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
+        format="json",
+    )
     assert forced.status_code == 400  # nobody is seated without saying yes
-    created = client_for(host).post("/api/games/", {
-        "seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
-        format="json")
+    created = client_for(host).post(
+        "/api/games/",
+        {"seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk}, {"kind": "open"}, {"kind": "open"}]},
+        format="json",
+    )
     assert created.status_code == 201
     game = Game.objects.get(pk=created.json()["id"])
     seats = created.json()["seats"]
@@ -208,9 +225,14 @@ def test_seating_another_player_needs_their_invitation_accepted(scheduler):
     assert game.status == Game.Status.ACTIVE
     assert game.seats.get(seat=1).player_id == invitee.pk
     # a declined invitation opens the seat
-    again = client_for(host).post("/api/games/", {
-        "rules": {"players": 3}, "seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk},
-                                           {"kind": "open"}]}, format="json")
+    again = client_for(host).post(
+        "/api/games/",
+        {
+            "rules": {"players": 3},
+            "seats": [{"kind": "me"}, {"kind": "invite", "player_id": invitee.pk}, {"kind": "open"}],
+        },
+        format="json",
+    )
     assert again.status_code == 201, again.json()
     invitation = client_for(invitee).get("/api/invitations/").json()["results"][0]
     assert client_for(invitee).post(f"/api/invitations/{invitation['id']}/decline/").json()["status"] == "declined"

@@ -55,8 +55,11 @@ def assert_log_is_whole(game_id: int) -> list[GameEvent]:
     game = Game.objects.get(pk=game_id)
     rows = list(GameEvent.objects.filter(game=game).order_by("seq"))
     assert [r.seq for r in rows] == list(range(1, game.seq + 1))
-    ids = Counter((r.command_id, r.actor_seat) for r in rows if r.command_id and r.type in (
-        "CardPlayed", "CardsPassed", "MoonChosen"))
+    ids = Counter(
+        (r.command_id, r.actor_seat)
+        for r in rows
+        if r.command_id and r.type in ("CardPlayed", "CardsPassed", "MoonChosen")
+    )
     assert all(count == 1 for count in ids.values()), ids.most_common(3)
     report = eventstore.audit_game(game)
     assert report.ok, report
@@ -89,14 +92,21 @@ def test_a_worker_killed_holding_a_turn_timer_loses_no_move_and_makes_none_twice
     from hearts_league.celery import app
 
     app.control.purge()
-    env = {"HEARTS_TURN_TIME_SCALE": "0.1", "HEARTS_SWEEP_GRACE": "0.5", "HEARTS_CPU_DELAY": "0.02",
-           "CELERY_VISIBILITY_TIMEOUT": "4"}
+    env = {
+        "HEARTS_TURN_TIME_SCALE": "0.1",
+        "HEARTS_SWEEP_GRACE": "0.5",
+        "HEARTS_CPU_DELAY": "0.02",
+        "CELERY_VISIBILITY_TIMEOUT": "4",
+    }
     first = start_worker(tmp_path / "first.log", **env)
     try:
         time.sleep(2.5)  # connected
         people = [PlayerFactory() for _ in range(4)]
-        game = game_create(creator=people[0], turn_seconds=30,
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
         time.sleep(1.2)  # the worker has received the timer (due in 3 s) and holds it unacknowledged
         assert not GameEvent.objects.filter(game=game, type="CardsPassed").exists()
         first.send_signal(signal.SIGKILL)
@@ -113,8 +123,11 @@ def test_a_worker_killed_holding_a_turn_timer_loses_no_move_and_makes_none_twice
             app.send_task("tournaments.sweep")
             time.sleep(1.0)
         # and the game goes on: the next turn's timer is honoured by the surviving worker
-        wait_for(lambda: GameEvent.objects.filter(game=game, type="CardPlayed").count() >= 2, timeout=30,
-                 what="the next timers")
+        wait_for(
+            lambda: GameEvent.objects.filter(game=game, type="CardPlayed").count() >= 2,
+            timeout=30,
+            what="the next timers",
+        )
         time.sleep(2.0)  # a late redelivery of the killed worker's timer, if any, has run by now
     finally:
         stop(second)
@@ -134,8 +147,7 @@ class _BrokerScheduler(live.CeleryScheduler):
         self.app = app
 
     def _send(self, name, args, countdown=0.0):
-        self.app.send_task(name, args=args, countdown=countdown,
-                           queue=django_settings.CELERY_TASK_DEFAULT_QUEUE)
+        self.app.send_task(name, args=args, countdown=countdown, queue=django_settings.CELERY_TASK_DEFAULT_QUEUE)
 
     def cpu_move(self, game_id, seq, delay):
         self._send("tournaments.cpu_move", [game_id, seq], delay)
@@ -160,16 +172,20 @@ def private_redis(settings, monkeypatch, tmp_path):
     settings.REDIS_URL = url
     settings.CHANNEL_LAYERS = redis_channel_layers(url)
     app = Celery("private-redis", broker=url, set_as_current=False)
-    app.conf.update(task_serializer="json", accept_content=["json"], broker_connection_retry=False,
-                    task_publish_retry=False, broker_connection_timeout=1)
+    app.conf.update(
+        task_serializer="json",
+        accept_content=["json"],
+        broker_connection_retry=False,
+        task_publish_retry=False,
+        broker_connection_timeout=1,
+    )
     monkeypatch.setattr(live, "scheduler", _BrokerScheduler(app))
     state = {"port": port, "url": url, "server": server, "app": app}
     yield state
     stop(state["server"])
 
 
-def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_applied(private_redis, settings,
-                                                                                        tmp_path):
+def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_applied(private_redis, settings, tmp_path):
     settings.HEARTS_CPU_DELAY = 0.05
     worker_env = {"REDIS_URL": private_redis["url"], "HEARTS_CPU_DELAY": "0.05", "HEARTS_SWEEP_GRACE": "0.2"}
     workers = [start_worker(tmp_path / "worker0.log", **worker_env)]
@@ -183,9 +199,16 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
     try:
         time.sleep(2.5)
         people = [PlayerFactory() for _ in range(2)]
-        game = game_create(creator=people[0], rules={"passing": "off"},
-                           seats=[SeatSpec("me"), SeatSpec("cpu", bot="rule"),
-                                  SeatSpec("player", player_id=people[1].pk), SeatSpec("cpu", bot="rule")])
+        game = game_create(
+            creator=people[0],
+            rules={"passing": "off"},
+            seats=[
+                SeatSpec("me"),
+                SeatSpec("cpu", bot="rule"),
+                SeatSpec("player", player_id=people[1].pk),
+                SeatSpec("cpu", bot="rule"),
+            ],
+        )
         clients = [client_for(p) for p in people]
         seats = {0: clients[0], 2: clients[1]}
 
@@ -193,6 +216,7 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
             """The humans play whenever it is their turn; CPUs play via the worker."""
             results = []
             for _ in range(count):
+
                 def humans_turn():
                     supervise()
                     return [s for s in _to_act(game.pk) if s in seats][:1]
@@ -221,8 +245,9 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
         during = human_moves(1, ids)
         time.sleep(0.5)
         for seat, command_id, outcome in during:
-            in_log = GameEvent.objects.filter(game=game, command_id=command_id, actor_seat=seat,
-                                              type__in=["CardPlayed", "CardsPassed", "MoonChosen"]).count()
+            in_log = GameEvent.objects.filter(
+                game=game, command_id=command_id, actor_seat=seat, type__in=["CardPlayed", "CardsPassed", "MoonChosen"]
+            ).count()
             # the database is up: the command is applied, and the client is told so (no 500 because
             # the notification and the CPU's task could not be sent)
             assert outcome == 200 and in_log == 1, (outcome, in_log)
@@ -234,8 +259,7 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
         def send_sweeps():
             while not beat.wait(1.0):
                 with contextlib.suppress(Exception):
-                    private_redis["app"].send_task("tournaments.sweep",
-                                                   queue=django_settings.CELERY_TASK_DEFAULT_QUEUE)
+                    private_redis["app"].send_task("tournaments.sweep", queue=django_settings.CELERY_TASK_DEFAULT_QUEUE)
 
         threading.Thread(target=send_sweeps, daemon=True).start()
         after = human_moves(2, ids)
@@ -285,10 +309,14 @@ def _kill_my_connection():
 
 @pytest.mark.parametrize("when", ["before_commit", "after_commit"])
 def test_a_dropped_database_connection_leaves_the_command_whole_or_absent_and_a_retry_is_safe(
-        when, scheduler, monkeypatch):
+    when, scheduler, monkeypatch
+):
     people = [PlayerFactory() for _ in range(4)]
-    game = game_create(creator=people[0], rules={"passing": "off"},
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    game = game_create(
+        creator=people[0],
+        rules={"passing": "off"},
+        seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+    )
     seat = _to_act(game.pk)[0]
     view = eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda s: s.view(seat))
     command = next_command(view)
@@ -340,8 +368,11 @@ def _raise_dropped():
 def _start_daphne(port: int, log_path, **extra_env) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "hearts_league.asgi:application"],
-        cwd=ROOT, env=process_env(CELERY_EMBEDDED_WORKER="false", **extra_env), stdout=log_path.open("w"),
-        stderr=subprocess.STDOUT)
+        cwd=ROOT,
+        env=process_env(CELERY_EMBEDDED_WORKER="false", **extra_env),
+        stdout=log_path.open("w"),
+        stderr=subprocess.STDOUT,
+    )
 
 
 def _http_ok(port: int) -> bool:
@@ -362,8 +393,9 @@ def test_two_daphne_processes_serving_one_game_show_everyone_every_play_in_order
             wait_for(lambda port=port: _http_ok(port), timeout=40, what=f"daphne on {port}")
         people = [PlayerFactory() for _ in range(4)]
         spectator = PlayerFactory()
-        game = game_create(creator=people[0],
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0], seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]]
+        )
         viewers = [*people, spectator]  # seats 0, 1 and the spectator on one process; 2, 3 on the other
         where = [ports[0], ports[0], ports[1], ports[1], ports[0]]
         tickets = [ws_ticket_issue(user_id=p.user_id, game_id=game.pk) for p in viewers]
@@ -378,8 +410,10 @@ def test_two_daphne_processes_serving_one_game_show_everyone_every_play_in_order
 
 
 async def _play_over_two_servers(game_id, ports, tickets, commands):
-    sockets = [await WebSocket.connect(port, f"/ws/games/{game_id}/?ticket={ticket}&after=0")
-               for port, ticket in zip(ports, tickets, strict=True)]
+    sockets = [
+        await WebSocket.connect(port, f"/ws/games/{game_id}/?ticket={ticket}&after=0")
+        for port, ticket in zip(ports, tickets, strict=True)
+    ]
     events = [[] for _ in sockets]
     states = [None] * len(sockets)
 
@@ -396,8 +430,9 @@ async def _play_over_two_servers(game_id, ports, tickets, commands):
     for step in range(commands):
         seq = states[0]["seq"]
         seat = states[0]["state"]["to_act"][0]
-        await sockets[seat].send_json({**next_command(states[seat]["state"]), "command_id": f"d{step}",
-                                       "expected_seq": seq})
+        await sockets[seat].send_json(
+            {**next_command(states[seat]["state"]), "command_id": f"d{step}", "expected_seq": seq}
+        )
         await asyncio.gather(*(read_until_state(i, seq + 1) for i in range(len(sockets))))
         # everyone (either process) converged on the same seq before the next command
         target = max(s["seq"] for s in states)
@@ -414,7 +449,8 @@ async def _play_over_two_servers(game_id, ports, tickets, commands):
 
 
 def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_the_player_gets_it_back(
-        settings, tmp_path):
+    settings, tmp_path
+):
     from tournaments.models import GameSeat, ServerHeartbeat
     from tournaments.services import turns
 
@@ -429,8 +465,9 @@ def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_
     try:
         wait_for(lambda: _http_ok(doomed_port), timeout=40, what="daphne")
         human = PlayerFactory()
-        game = game_create(creator=human, device_id="phone-of-the-human-42",
-                           seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+        game = game_create(
+            creator=human, device_id="phone-of-the-human-42", seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3
+        )
         ticket = ws_ticket_issue(user_id=human.user_id, game_id=game.pk)
         client_loop.run_until_complete(_connect_and_wait(doomed_port, game.pk, ticket, "phone-of-the-human-42"))
         wait_for(lambda: ServerHeartbeat.objects.exists(), timeout=10, what="the server's heartbeat")
@@ -443,8 +480,12 @@ def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_
             return GameSeat.objects.get(game=game, seat=0).away
 
         wait_for(swept_and_away, timeout=30, every=0.5, what="the seat to go to the CPU")
-        wait_for(lambda: GameEvent.objects.filter(game=game, type="CardsPassed", actor_seat=0,
-                                                  cause=GameEvent.Cause.CPU).exists(), timeout=20)
+        wait_for(
+            lambda: GameEvent.objects.filter(
+                game=game, type="CardsPassed", actor_seat=0, cause=GameEvent.Cause.CPU
+            ).exists(),
+            timeout=20,
+        )
         assert GameEvent.objects.filter(game=game, type="SeatVacated", actor_seat=0).exists()
 
         other = _start_daphne(other_port, tmp_path / "other.log", **server_env)

@@ -71,8 +71,9 @@ def test_rest_payloads_never_show_hidden_cards_a_future_deal_or_the_salt(players
         reply = clients[seat].post(f"/api/games/{game.pk}/commands/", body, format="json")
         assert reply.status_code == 200, reply.json()
         forbidden, secrets = forbidden_cards(game.pk), secrets_of(game.pk)
-        assert_nothing_leaks(_hand_of_rest_events(reply.json()["events"]), seat, forbidden[seat], secrets,
-                             "command reply")
+        assert_nothing_leaks(
+            _hand_of_rest_events(reply.json()["events"]), seat, forbidden[seat], secrets, "command reply"
+        )
         for viewer, client in viewers.items():
             detail = client.get(f"/api/games/{game.pk}/").json()
             assert_nothing_leaks(detail, viewer, forbidden[viewer], secrets, "game detail")
@@ -125,7 +126,8 @@ async def test_websocket_frames_never_show_hidden_cards_a_future_deal_or_the_sal
             frames = early if viewer == seat else []
             if not (frames and any(f["type"] == "state" and f["seq"] >= seq for f in frames)):
                 frames = frames + await frames_until(
-                    communicator, lambda f, seq=seq: f["type"] == "state" and f["seq"] >= seq)
+                    communicator, lambda f, seq=seq: f["type"] == "state" and f["seq"] >= seq
+                )
             assert not [f for f in frames if f["type"] == "error"], frames
             last_state[viewer] = frames[-1]
             current = current_hand_part(frames, lambda f: f["event"] if f["type"] == "event" else None)

@@ -42,9 +42,11 @@ def wsgi_requests(db, monkeypatch):
     from django.db import close_old_connections
 
     # the fuzzer is one client; the throttles have their own tests below
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "100000/minute",
-                                                              "commands": "100000/minute",
-                                                              "analysis": "100000/minute"})
+    monkeypatch.setattr(
+        SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {"auth": "100000/minute", "commands": "100000/minute", "analysis": "100000/minute"},
+    )
     # as Django's test client does: keep the test's connection (and its transaction) open
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
@@ -68,11 +70,11 @@ def player_headers(wsgi_requests):
 
 
 @schema.parametrize()
-@hypothesis_settings(max_examples=4, deadline=None, derandomize=True,
-                     suppress_health_check=list(HealthCheck))
+@hypothesis_settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_request_makes_a_500_or_breaks_the_documented_responses(case, player_headers):
-    case.call_and_validate(headers=player_headers,
-                           checks=[not_a_server_error, response_schema_conformance, content_type_conformance])
+    case.call_and_validate(
+        headers=player_headers, checks=[not_a_server_error, response_schema_conformance, content_type_conformance]
+    )
 
 
 # --- throttling -----------------------------------------------------------------------------------
@@ -80,8 +82,9 @@ def test_no_request_makes_a_500_or_breaks_the_documented_responses(case, player_
 
 @pytest.fixture
 def tight_rates(monkeypatch):
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "3/minute", "commands": "4/minute",
-                                                              "analysis": "4/minute"})
+    monkeypatch.setattr(
+        SimpleRateThrottle, "THROTTLE_RATES", {"auth": "3/minute", "commands": "4/minute", "analysis": "4/minute"}
+    )
     keys = ["throttle_auth_127.0.0.1"]
     cache.delete_many(keys)
     yield keys
@@ -106,8 +109,12 @@ def test_commands_over_the_rate_get_429_with_a_code(tight_rates):
 
 def test_auth_over_the_rate_gets_429_with_a_code(tight_rates, api_client):
     PlayerFactory()
-    codes = [api_client.post("/api/auth/token", {"username": "nobody", "password": "wrong-password"},
-                             format="json").status_code for _ in range(5)]
+    codes = [
+        api_client.post(
+            "/api/auth/token", {"username": "nobody", "password": "wrong-password"}, format="json"
+        ).status_code
+        for _ in range(5)
+    ]
     assert codes[:3] == [401, 401, 401] and codes[3:] == [429, 429]
     refused = api_client.post("/api/auth/guest", {"device_id": "device-0123456789abcdef"}, format="json")
     assert refused.status_code == 429 and refused.json()["code"] == "throttled"
@@ -147,8 +154,15 @@ def test_no_sequence_of_linked_requests_makes_a_500(role, player_headers):
         def validate_response(self, response, case, additional_checks=None, **kwargs):
             case.validate_response(response, checks=[not_a_server_error])
 
-    Workflow.run(settings=hypothesis_settings(max_examples=60, stateful_step_count=10, deadline=None,
-                                              derandomize=True, suppress_health_check=list(HealthCheck)))
+    Workflow.run(
+        settings=hypothesis_settings(
+            max_examples=60,
+            stateful_step_count=10,
+            deadline=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
 
 
 def _director_headers():

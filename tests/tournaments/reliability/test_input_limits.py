@@ -26,9 +26,13 @@ def test_deeply_nested_json_gets_400_json_too_deep_on_every_json_endpoint():
         response = _post_raw(anonymous, url, DEEP)
         assert response.status_code == 400, (url, response.status_code)
         assert response.json()["code"] == "json_too_deep"
-    for client, url in ((clients[0], f"/api/games/{game.pk}/commands/"), (clients[0], "/api/games/"),
-                        (client_for(staff), "/api/tournaments/"), (client_for(staff), "/api/leagues/"),
-                        (clients[0], "/api/ranked/queue")):
+    for client, url in (
+        (clients[0], f"/api/games/{game.pk}/commands/"),
+        (clients[0], "/api/games/"),
+        (client_for(staff), "/api/tournaments/"),
+        (client_for(staff), "/api/leagues/"),
+        (clients[0], "/api/ranked/queue"),
+    ):
         response = _post_raw(client, url, DEEP)
         assert response.status_code == 400, (url, response.status_code)
         assert response.json()["code"] == "json_too_deep"
@@ -43,8 +47,12 @@ def test_a_body_over_the_size_limit_gets_413_in_the_json_error_shape(settings):
     assert response.status_code == 413
     assert response.json()["code"] == "body_too_large"
     # a form post that large is refused by Django itself, answered the same way
-    form = _post_raw(Client(), "/web/login", b"username=" + b"x" * (3 * 1024 * 1024),
-                     content_type="application/x-www-form-urlencoded")
+    form = _post_raw(
+        Client(),
+        "/web/login",
+        b"username=" + b"x" * (3 * 1024 * 1024),
+        content_type="application/x-www-form-urlencoded",
+    )
     assert form.status_code == 413 and form.json()["code"] == "body_too_large"
 
 
@@ -55,8 +63,11 @@ def test_a_bad_host_header_gets_400_in_the_json_error_shape():
 
 
 def test_impossible_dates_in_game_filters_get_400_invalid_parameter(api_client):
-    for query in ("created_after=2026-02-30T10:00", "created_before=2026-01-01T25:00",
-                  "created_after=2026-13-01T00:00"):
+    for query in (
+        "created_after=2026-02-30T10:00",
+        "created_before=2026-01-01T25:00",
+        "created_after=2026-13-01T00:00",
+    ):
         response = api_client.get(f"/api/games/?{query}")
         assert response.status_code == 400, query
         assert response.json()["code"] == "invalid_parameter"
@@ -66,8 +77,11 @@ def test_impossible_dates_in_game_filters_get_400_invalid_parameter(api_client):
 def test_league_filters_beyond_a_bigint_get_400_invalid_parameter(api_client):
     player = PlayerFactory()
     huge = str(2**64 + 1)
-    for url in (f"/api/tournaments/?league={huge}", f"/api/players/{player.pk}/ratings?league={huge}",
-                f"/api/tournaments/?league=-{huge}"):
+    for url in (
+        f"/api/tournaments/?league={huge}",
+        f"/api/players/{player.pk}/ratings?league={huge}",
+        f"/api/tournaments/?league=-{huge}",
+    ):
         response = api_client.get(url)
         assert response.status_code == 400, url
         assert response.json()["code"] == "invalid_parameter"
@@ -86,7 +100,10 @@ def test_a_tournament_seed_beyond_a_bigint_or_an_infinite_place_point_gets_400()
     # a form post reaches the serializer with the number as text, so the bound is the serializer's
     response = director.post("/api/tournaments/", {**body, "seed": str(10**30)})
     assert response.status_code == 400 and "seed" in response.json()["errors"]
-    response = _post_raw(director, "/api/tournaments/",
-                         f'{{"league": {league.pk}, "name": "Cup", "points_by_place": {{"4": [4, 2, 1, 1e309]}}}}')
+    response = _post_raw(
+        director,
+        "/api/tournaments/",
+        f'{{"league": {league.pk}, "name": "Cup", "points_by_place": {{"4": [4, 2, 1, 1e309]}}}}',
+    )
     assert response.status_code == 400
     assert director.post("/api/tournaments/", {**body, "seed": 2**63 - 1}, format="json").status_code == 201

@@ -30,8 +30,7 @@ def fast_hashes_and_a_fresh_throttle(settings, monkeypatch):
 @pytest.fixture
 def only_the_lockout(monkeypatch):
     """The DRF rate out of the way, so that what answers 429 is the failed-login lockout."""
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "100000/minute",
-                                                              "commands": "100000/minute"})
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "100000/minute", "commands": "100000/minute"})
 
 
 def _forwarded(i: int) -> dict:
@@ -39,8 +38,12 @@ def _forwarded(i: int) -> dict:
 
 
 def _token(client, username, password, i):
-    return client.post("/api/auth/token", {"username": username, "password": password},
-                       content_type="application/json", **_forwarded(i))
+    return client.post(
+        "/api/auth/token",
+        {"username": username, "password": password},
+        content_type="application/json",
+        **_forwarded(i),
+    )
 
 
 def test_the_token_door_locks_an_address_out_whatever_x_forwarded_for_says(only_the_lockout, settings):
@@ -48,7 +51,7 @@ def test_the_token_door_locks_an_address_out_whatever_x_forwarded_for_says(only_
     client = Client()
     codes = [_token(client, member.user.username, "wrong-password", i).status_code for i in range(ATTEMPTS)]
     limit = settings.AXES_FAILURE_LIMIT
-    assert codes[:limit - 1] == [401] * (limit - 1) and set(codes[limit:]) == {429}
+    assert codes[: limit - 1] == [401] * (limit - 1) and set(codes[limit:]) == {429}
     refused = _token(client, member.user.username, PASSWORD, ATTEMPTS)
     assert refused.status_code == 429, "the right password from a locked-out address got in"
     assert refused.json()["code"] == "throttled" and int(refused["Retry-After"]) > 0
@@ -61,8 +64,7 @@ def test_the_web_sign_in_form_locks_an_address_out_and_says_so(settings):
     member = PlayerFactory()
     client = Client()
     for i in range(ATTEMPTS):
-        response = client.post("/web/login", {"username": member.user.username, "password": "wrong"},
-                               **_forwarded(i))
+        response = client.post("/web/login", {"username": member.user.username, "password": "wrong"}, **_forwarded(i))
     assert response.status_code == 429
     right = client.post("/web/login", {"username": member.user.username, "password": PASSWORD}, **_forwarded(0))
     assert right.status_code == 429 and "_auth_user_id" not in client.session
@@ -86,11 +88,13 @@ def test_the_admin_login_locks_an_address_out(settings):
     director = PlayerFactory(user__is_staff=True, user__is_superuser=True)
     client = Client()
     for i in range(ATTEMPTS):
-        response = client.post("/admin/login/", {"username": director.user.username, "password": "wrong",
-                                                 "next": "/admin/"}, **_forwarded(i))
+        response = client.post(
+            "/admin/login/",
+            {"username": director.user.username, "password": "wrong", "next": "/admin/"},
+            **_forwarded(i),
+        )
     assert response.status_code == 429 and b"Too many failed sign-ins" in response.content
-    right = client.post("/admin/login/", {"username": director.user.username, "password": PASSWORD,
-                                          "next": "/admin/"})
+    right = client.post("/admin/login/", {"username": director.user.username, "password": PASSWORD, "next": "/admin/"})
     assert right.status_code == 429 and "_auth_user_id" not in client.session
     assert client.get("/admin/").status_code == 302  # still sent to the login page
 
@@ -103,15 +107,19 @@ def test_one_lockout_covers_every_door():
     assert _token(client, member.user.username, PASSWORD, 0).status_code == 429
 
 
-@pytest.mark.parametrize("url, body", [
-    ("/api/auth/register", {"username": "x"}),  # refused bodies: the rate counts requests, not successes
-    ("/api/auth/guest", {"device_id": "short"}),
-    ("/api/auth/token", {"username": ""}),
-])
+@pytest.mark.parametrize(
+    "url, body",
+    [
+        ("/api/auth/register", {"username": "x"}),  # refused bodies: the rate counts requests, not successes
+        ("/api/auth/guest", {"device_id": "short"}),
+        ("/api/auth/token", {"username": ""}),
+    ],
+)
 def test_auth_requests_over_the_rate_get_429_whatever_x_forwarded_for_says(url, body):
     client = Client()
-    codes = [client.post(url, body, content_type="application/json", **_forwarded(i)).status_code
-             for i in range(ATTEMPTS)]
+    codes = [
+        client.post(url, body, content_type="application/json", **_forwarded(i)).status_code for i in range(ATTEMPTS)
+    ]
     assert 429 in codes, f"{url}: {ATTEMPTS} requests with a new X-Forwarded-For each were never throttled"
     first = codes.index(429)
     assert set(codes[first:]) == {429}

@@ -29,8 +29,11 @@ def test_a_player_cannot_act_for_another_seat():
     command = next_command(_state(game, to_act))
     seq = Game.objects.get(pk=game.pk).seq
     # the body may name the seat (or a player) it likes: the seat is the login's
-    for body in ({**command, "seat": to_act}, {**command, "player_id": game.seats.get(seat=to_act).player_id},
-                 {**command, "actor_seat": to_act}):
+    for body in (
+        {**command, "seat": to_act},
+        {**command, "player_id": game.seats.get(seat=to_act).player_id},
+        {**command, "actor_seat": to_act},
+    ):
         response = clients[other].post(f"/api/games/{game.pk}/commands/", body, format="json")
         assert response.status_code == 400 and response.json()["code"] in {"not_your_turn", "card_not_in_hand"}
     assert Game.objects.get(pk=game.pk).seq == seq
@@ -48,22 +51,38 @@ def test_a_player_cannot_see_another_players_hand_passes_device_hash_or_token():
     guest_device = "guest-device-0123456789abcdef"
     people = [PlayerFactory() for _ in range(3)]
     guest = PlayerFactory(is_guest=True)
-    game = game_create(creator=guest, device_id=guest_device,
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people])
+    game = game_create(
+        creator=guest,
+        device_id=guest_device,
+        seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people],
+    )
     players = [guest, *people]
     clients = [client_for(p) for p in players]
     # seat 0 passes: its cards stay its own until everyone has passed
     passed = _state(game, 0)["hand"][:3]
-    assert clients[0].post(f"/api/games/{game.pk}/commands/", {"type": "pass", "cards": passed},
-                           format="json").status_code == 200
-    secrets = {GameSeat.objects.get(game=game, seat=0).device_token_hash, guest_device,
-               *(Token.objects.get(user=p.user).key for p in players)}
+    assert (
+        clients[0].post(f"/api/games/{game.pk}/commands/", {"type": "pass", "cards": passed}, format="json").status_code
+        == 200
+    )
+    secrets = {
+        GameSeat.objects.get(game=game, seat=0).device_token_hash,
+        guest_device,
+        *(Token.objects.get(user=p.user).key for p in players),
+    }
     assert all(secrets)
     looker = clients[1]
     own_token = Token.objects.get(user=players[1].user).key
-    bodies = [looker.get(path) for path in (
-        f"/api/games/{game.pk}/", f"/api/games/{game.pk}/events/", "/api/games/", "/api/players/",
-        f"/api/players/{players[0].pk}/", f"/api/games/{game.pk}/replay/?seat=1")]
+    bodies = [
+        looker.get(path)
+        for path in (
+            f"/api/games/{game.pk}/",
+            f"/api/games/{game.pk}/events/",
+            "/api/games/",
+            "/api/players/",
+            f"/api/players/{players[0].pk}/",
+            f"/api/games/{game.pk}/replay/?seat=1",
+        )
+    ]
     assert all(b.status_code == 200 for b in bodies), [b.status_code for b in bodies]
     text = json.dumps([b.json() for b in bodies])
     for secret in secrets - {own_token}:
@@ -85,10 +104,11 @@ def test_a_player_cannot_see_another_players_hand_passes_device_hash_or_token():
 
 def test_a_player_cannot_join_a_full_table_or_the_same_table_twice():
     creator, second = PlayerFactory(), PlayerFactory()
-    game = game_create(creator=creator, seats=[SeatSpec("me"), SeatSpec("open"), SeatSpec("cpu", bot="rule"),
-                                               SeatSpec("cpu", bot="rule")])
-    assert client_for(creator).post(f"/api/games/{game.pk}/join/", {}, format="json").json()["code"] == \
-        "already_seated"
+    game = game_create(
+        creator=creator,
+        seats=[SeatSpec("me"), SeatSpec("open"), SeatSpec("cpu", bot="rule"), SeatSpec("cpu", bot="rule")],
+    )
+    assert client_for(creator).post(f"/api/games/{game.pk}/join/", {}, format="json").json()["code"] == "already_seated"
     taken = client_for(second).post(f"/api/games/{game.pk}/join/", {"seat": 0}, format="json")
     assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
     assert client_for(second).post(f"/api/games/{game.pk}/join/", {}, format="json").status_code == 200

@@ -33,15 +33,21 @@ RACE_RUNS = int(os.environ.get("HEARTS_RACE_RUNS", "3"))
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not USING_POSTGRES, reason="needs PostgreSQL: SQLite runs one writer at a time, "
-                                                   "so these transactions cannot overlap"),
+    pytest.mark.skipif(
+        not USING_POSTGRES,
+        reason="needs PostgreSQL: SQLite runs one writer at a time, so these transactions cannot overlap",
+    ),
 ]
 
 
 def _table(passing="cycle"):
     people = [PlayerFactory() for _ in range(4)]
-    game = game_create(creator=people[0], rules={"passing": passing}, device_id="device-0",
-                       seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+    game = game_create(
+        creator=people[0],
+        rules={"passing": passing},
+        device_id="device-0",
+        seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+    )
     return game, people
 
 
@@ -117,8 +123,7 @@ def test_a_move_waiting_on_a_leave_acts_on_the_seats_as_the_leave_left_them(phas
     if phase == "passing":
         # the leaver's own pass, sent while the leave was committing, is refused: their seat is the CPU's
         assert [e.error_code for e in errors] == ["seat_away"], errors
-        passed = GameEvent.objects.filter(game=game, type="CardsPassed", cause="player",
-                                          payload__seat=leaver).exists()
+        passed = GameEvent.objects.filter(game=game, type="CardsPassed", cause="player", payload__seat=leaver).exists()
         assert not passed
     else:
         assert not errors, errors
@@ -145,13 +150,15 @@ def test_players_racing_leave_join_pass_and_play_never_stall_the_table_and_it_au
                         game_join(game_id=game.pk, player=people[seat], device_id=device)
                     elif seat in to_act:
                         view = eventstore.read_engine_game(g, lambda state: state.view(seat))
-                        game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view),
-                                             expected_seq=g.seq)
+                        game_execute_command(
+                            game_id=game.pk, player=people[seat], command=next_command(view), expected_seq=g.seq
+                        )
                     else:
                         seq = Game.objects.get(pk=game.pk).seq
                         game_cpu_move(game_id=game.pk, seq=seq)  # the CPU task, racing too
                 except DomainError:
                     pass  # refused (stale, away, not your turn, ...): the next loop tries again
+
         return act
 
     assert not _in_threads(*[player(seat) for seat in range(4)])

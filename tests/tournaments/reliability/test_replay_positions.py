@@ -25,9 +25,12 @@ REPLAY_GAMES = int(os.environ.get("HEARTS_REPLAY_GAMES", "5"))
 
 def _rules(draw) -> dict:
     players = draw(st.sampled_from([3, 4, 5]))
-    rules = {"players": players, "passing": draw(st.sampled_from(["cycle", "off"])),
-             "moon": draw(st.sampled_from(["add_to_others", "shooter_chooses"])),
-             "end_score": draw(st.sampled_from([1, 26]))}
+    rules = {
+        "players": players,
+        "passing": draw(st.sampled_from(["cycle", "off"])),
+        "moon": draw(st.sampled_from(["add_to_others", "shooter_chooses"])),
+        "end_score": draw(st.sampled_from([1, 26])),
+    }
     if players != 4:
         rules["leftover"] = draw(st.sampled_from(["kitty", "remove"]))
     return rules
@@ -78,17 +81,26 @@ def _every_position(client, game: Game, *, seat_view: int | None, complete: bool
 
 
 @pytest.mark.django_db
-@settings(max_examples=REPLAY_GAMES, deadline=None, derandomize=os.environ.get("HEARTS_MATRIX_RANDOM") is None,
-          phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=REPLAY_GAMES,
+    deadline=None,
+    derandomize=os.environ.get("HEARTS_MATRIX_RANDOM") is None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(drawn=games())
 def test_replay_answers_at_every_position_of_live_and_finished_games(drawn, scheduler):
     rules, hands, seed = drawn
     note(f"rules={rules} hand limit={hands} seed={seed}")
     rng = random.Random(seed)
     me = PlayerFactory()
-    game = game_create(creator=me, rules=rules, hand_limit=hands, seats=[SeatSpec("me")] + [
-        SeatSpec("cpu", bot=rng.choice(["random", "rule"])) for _ in range(rules["players"] - 1)])
+    game = game_create(
+        creator=me,
+        rules=rules,
+        hand_limit=hands,
+        seats=[SeatSpec("me")]
+        + [SeatSpec("cpu", bot=rng.choice(["random", "rule"])) for _ in range(rules["players"] - 1)],
+    )
     game = _play(game, me, rng, until_seq=rng.randint(5, 100))
     if not game.is_over:
         _every_position(client_for(me), game, seat_view=0, complete=False)

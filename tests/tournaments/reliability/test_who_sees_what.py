@@ -181,9 +181,15 @@ class Match:
     def _duplicate_round(self, staff: Player) -> None:
         n = self.s.players
         self.tournament = competitions.tournament_create(
-            league=LeagueFactory(), name="Matrix night", created_by=staff, duplicate_deals=True,
-            round_mode="fixed_hands", hands_per_round=self.s.hands, preferred_table_size=n,
-            rules_overrides={k: v for k, v in self.rules().items() if k != "players"})
+            league=LeagueFactory(),
+            name="Matrix night",
+            created_by=staff,
+            duplicate_deals=True,
+            round_mode="fixed_hands",
+            hands_per_round=self.s.hands,
+            preferred_table_size=n,
+            rules_overrides={k: v for k, v in self.rules().items() if k != "players"},
+        )
         people = [PlayerFactory() for _ in range(2 * n)]
         for person in people:
             competitions.tournament_register(tournament_id=self.tournament.pk, player=person)
@@ -213,8 +219,13 @@ class Match:
                 self.people[seat] = invitee
             else:
                 specs.append(SeatSpec("open"))
-        self.game = game_create(creator=creator, rules=self.rules(), seats=specs, hand_limit=self.s.hands,
-                                device_id=self.viewers["seat0"].device)
+        self.game = game_create(
+            creator=creator,
+            rules=self.rules(),
+            seats=specs,
+            hand_limit=self.s.hands,
+            device_id=self.viewers["seat0"].device,
+        )
         self.people[0] = creator
         for seat in humans:
             if seat not in self.people:
@@ -232,8 +243,11 @@ class Match:
         game = Game.objects.get(pk=self.game.pk)
         if game.status != Game.Status.WAITING:
             return False
-        open_seats = [s for s in self.people if s != 0 and not GameSeat.objects.filter(
-            game=game, seat=s, player_id=self.people[s].pk).exists()]
+        open_seats = [
+            s
+            for s in self.people
+            if s != 0 and not GameSeat.objects.filter(game=game, seat=s, player_id=self.people[s].pk).exists()
+        ]
         former = self.viewers.get("former")
         free = [s for s in open_seats if s not in dict(self._invited())]
         if former is not None and step == 0 and len(open_seats) >= 2 and free:  # the table must not start
@@ -249,14 +263,16 @@ class Match:
         if seat in dict(self._invited()):
             invitation = game.invitations.get(seat=seat, status="pending")
             if self.rng.random() < 0.5:
-                response = viewer.api.post(f"/api/invitations/{invitation.pk}/accept/",
-                                           {"device_id": viewer.device}, format="json")
+                response = viewer.api.post(
+                    f"/api/invitations/{invitation.pk}/accept/", {"device_id": viewer.device}, format="json"
+                )
                 assert response.status_code == 200, response.content
             else:
                 invitation_answer(invitation_id=invitation.pk, player=person, accept=True, device_id=viewer.device)
         else:
-            response = viewer.api.post(f"/api/games/{game.pk}/join/", {"seat": seat, "device_id": viewer.device},
-                                       format="json")
+            response = viewer.api.post(
+                f"/api/games/{game.pk}/join/", {"seat": seat, "device_id": viewer.device}, format="json"
+            )
             assert response.status_code == 200, response.content
         return True
 
@@ -280,11 +296,20 @@ class Match:
             return moment
         game = Game.objects.get(pk=pk)
         truth = self.truths.setdefault(pk, Truth(self.s.players))
-        truth.extend([{"seq": r.seq, "type": r.type, "v": r.version, "payload": r.payload}
-                      for r in GameEvent.objects.filter(game_id=pk, seq__gt=truth.last_seq).order_by("seq")])
+        truth.extend(
+            [
+                {"seq": r.seq, "type": r.type, "v": r.version, "payload": r.payload}
+                for r in GameEvent.objects.filter(game_id=pk, seq__gt=truth.last_seq).order_by("seq")
+            ]
+        )
         holders = dict(GameSeat.objects.filter(game_id=pk, player__isnull=False).values_list("player_id", "seat"))
-        moment = Moment(game=game, truth=truth, secrets=self._secrets(game), holders=holders,
-                        everything=game.status == Game.Status.FINISHED and not game.sealed)
+        moment = Moment(
+            game=game,
+            truth=truth,
+            secrets=self._secrets(game),
+            holders=holders,
+            everything=game.status == Game.Status.FINISHED and not game.sealed,
+        )
         self.moments[pk] = moment
         if pk == self.game.pk:
             self.truth = truth
@@ -311,8 +336,7 @@ class Match:
             # the hands only: a kitty of one or two cards matches short lists by chance (a
             # forced lead's legal_plays ["2C"]); the kitty in play is checked card by card
             future.extend(set(part) for part in deal[:players] if part)
-        return Secrets(always=[v for v in always if v], until_everything=[v for v in until if v],
-                       future_hands=future)
+        return Secrets(always=[v for v in always if v], until_everything=[v for v in until if v], future_hands=future)
 
     def secrets(self, game: Game) -> Secrets:
         return self.now(game).secrets
@@ -330,10 +354,16 @@ class Match:
 
     def check(self, viewer: Viewer, payload, door: str, *, seat=..., seq: int | None = None, game=None) -> None:
         moment = self.now(game)
-        check(payload, who=viewer.label, door=door, truth=moment.truth,
-              seat=self.seat_now(viewer, game) if seat is ... else seat,
-              seq=moment.truth.last_seq if seq is None else seq, everything=moment.everything,
-              secrets=moment.secrets)
+        check(
+            payload,
+            who=viewer.label,
+            door=door,
+            truth=moment.truth,
+            seat=self.seat_now(viewer, game) if seat is ... else seat,
+            seq=moment.truth.last_seq if seq is None else seq,
+            everything=moment.everything,
+            secrets=moment.secrets,
+        )
 
     # --- play ---------------------------------------------------------------------------------
 
@@ -363,14 +393,18 @@ class Match:
         command_id = f"m{self.s.seed}-{self.commands}"
         viewer = next((v for v in self.viewers.values() if v.player is not None and v.player.pk == holder.pk), None)
         if viewer is not None and game.pk == self.game.pk and self.rng.random() < 0.5:
-            reply = viewer.api.post(f"/api/games/{game.pk}/commands/",
-                                    {**command, "command_id": command_id, "expected_seq": game.seq}, format="json")
+            reply = viewer.api.post(
+                f"/api/games/{game.pk}/commands/",
+                {**command, "command_id": command_id, "expected_seq": game.seq},
+                format="json",
+            )
             assert reply.status_code == 200, reply.content
             self.changed()
             self.check(viewer, reply.json(), "command reply")
         else:
-            game_execute_command(game_id=game.pk, player=holder, command=command, command_id=command_id,
-                                 expected_seq=game.seq)
+            game_execute_command(
+                game_id=game.pk, player=holder, command=command, command_id=command_id, expected_seq=game.seq
+            )
             self.changed()
         return True
 
@@ -385,8 +419,12 @@ class Match:
                 self.left = seat
                 viewer = self.viewers[f"seat{seat}"]
                 left = viewer.api.post(f"/api/games/{self.game.pk}/leave/")
-                assert left.status_code == 200, (left.json(), seat, viewer.player.pk,
-                                                 list(self.game.seats.values_list("seat", "player_id", "away")))
+                assert left.status_code == 200, (
+                    left.json(),
+                    seat,
+                    viewer.player.pk,
+                    list(self.game.seats.values_list("seat", "player_id", "away")),
+                )
         left = getattr(self, "left", None)
         if self.s.leaver and self.s.comes_back and step == total_estimate // 2 and left is not None:
             viewer = self.viewers[f"seat{left}"]
@@ -406,8 +444,11 @@ class Match:
         game = Game.objects.get(pk=self.game.pk)
         if game.status != Game.Status.ACTIVE:
             return None
-        candidates = [s.seat for s in game.seats.select_related("player")
-                      if s.player and not s.player.is_cpu and not s.away and s.seat != 0 and s.seat != exclude]
+        candidates = [
+            s.seat
+            for s in game.seats.select_related("player")
+            if s.player and not s.player.is_cpu and not s.away and s.seat != 0 and s.seat != exclude
+        ]
         return self.rng.choice(candidates) if candidates else None
 
     # --- doors ---------------------------------------------------------------------------------
@@ -419,8 +460,9 @@ class Match:
         base = f"/api/games/{game.pk}"
         watch = self.may_watch(viewer, game)
         seat = self.seat_now(viewer, game)
-        doors = ["detail", "events", "replay"] if level != "light" else [self.rng.choice(["detail", "events",
-                                                                                             "replay"])]
+        doors = (
+            ["detail", "events", "replay"] if level != "light" else [self.rng.choice(["detail", "events", "replay"])]
+        )
         if "detail" in doors:
             detail = viewer.api.get(f"{base}/")
             assert detail.status_code == 200, detail.content
@@ -446,8 +488,10 @@ class Match:
             return
         if game.seq:
             self.replay_door(viewer, game, game.seq, watch, seat)
-            inside = [r.seq for r in GameEvent.objects.filter(game=game, type__in=["TrickTaken", "PassCompleted",
-                                                                                   "HandScored"])]
+            inside = [
+                r.seq
+                for r in GameEvent.objects.filter(game=game, type__in=["TrickTaken", "PassCompleted", "HandScored"])
+            ]
             if inside:
                 self.replay_door(viewer, game, self.rng.choice(inside) - 1, watch, seat)
             other = self.rng.randrange(self.s.players)
@@ -502,9 +546,11 @@ class Match:
             self.check(viewer, body, f"page {page}", game=game)
         events = list(GameEvent.objects.filter(game=game).order_by("seq").values_list("pk", flat=True))
         sampled = self.rng.sample(events, min(3, len(events)))
-        for page in (f"/admin/tournaments/game/{game.pk}/change/",
-                     f"/admin/tournaments/gameevent/?game__id__exact={game.pk}",
-                     *[f"/admin/tournaments/gameevent/{pk}/change/" for pk in sampled]):
+        for page in (
+            f"/admin/tournaments/game/{game.pk}/change/",
+            f"/admin/tournaments/gameevent/?game__id__exact={game.pk}",
+            *[f"/admin/tournaments/gameevent/{pk}/change/" for pk in sampled],
+        ):
             html = viewer.browser.get(page)
             assert html.status_code == (200 if viewer.label == "staff" else 302), (viewer.label, page, html.status_code)
             self.check(viewer, admin_events(html.content.decode()), f"admin {page}", seat=None, game=game)
@@ -529,8 +575,10 @@ class Match:
             self.check(viewer, asked.json(), "analysis refused", game=game)
         elif start:
             # leaks are checked, not precision; reviewed here, not by the embedded worker's thread
-            with override_settings(HEARTS_ANALYSIS_BUDGET=TINY_ANALYSIS), \
-                    mock.patch.object(analysis_services, "scheduler", analysis_services.InlineRunner()):
+            with (
+                override_settings(HEARTS_ANALYSIS_BUDGET=TINY_ANALYSIS),
+                mock.patch.object(analysis_services, "scheduler", analysis_services.InlineRunner()),
+            ):
                 asked = viewer.api.post(door)
             assert asked.status_code in (200, 202), asked.content
             done = viewer.api.get(door).json()
@@ -565,18 +613,25 @@ class Match:
         html = viewer.browser.get(f"/tournaments/{pk}/screen/")
         assert html.status_code == 200
         self.check(viewer, html.content.decode(), "screen page")
-        for page in (f"/director/tournaments/{pk}/", f"/director/tournaments/{pk}/sheet/",
-                     f"/director/tournaments/{pk}/rounds/1/cards/"):
+        for page in (
+            f"/director/tournaments/{pk}/",
+            f"/director/tournaments/{pk}/sheet/",
+            f"/director/tournaments/{pk}/rounds/1/cards/",
+        ):
             html = viewer.browser.get(page)
             allowed = viewer.label == "staff"
             assert html.status_code == (200 if allowed else 302 if viewer.player is None else 403), (page, viewer.label)
             self.check(viewer, html.content.decode(), f"page {page}")
 
 
-_INLINE_ROW = re.compile(r'<td class="field-seq">\s*<p>(\d+)</p>.*?<td class="field-visible_payload">\s*<p>(.*?)</p>',
-                         re.S)
-_EVENT_PAGE = re.compile(r'field-seq.*?<div class="readonly">(\d+)</div>.*?field-visible_payload.*?'
-                         r'<div class="readonly">(.*?)</div>', re.S)
+_INLINE_ROW = re.compile(
+    r'<td class="field-seq">\s*<p>(\d+)</p>.*?<td class="field-visible_payload">\s*<p>(.*?)</p>', re.S
+)
+_EVENT_PAGE = re.compile(
+    r'field-seq.*?<div class="readonly">(\d+)</div>.*?field-visible_payload.*?'
+    r'<div class="readonly">(.*?)</div>',
+    re.S,
+)
 
 
 def admin_events(page: str) -> dict:
@@ -597,8 +652,10 @@ def _without_rule_list(body: str, game: Game) -> str:
     from web.rules import describe
 
     start, end = body.index('<ul class="rule-list">'), body.index("</ul>", body.index('<ul class="rule-list">'))
-    shown = [html.unescape(re.sub(r"<[^>]+>", "", item)).strip()
-             for item in re.findall(r"<li[^>]*>(.*?)</li>", body[start:end], re.S)]
+    shown = [
+        html.unescape(re.sub(r"<[^>]+>", "", item)).strip()
+        for item in re.findall(r"<li[^>]*>(.*?)</li>", body[start:end], re.S)
+    ]
     row = Game.objects.get(pk=game.pk)
     said = [f"{item.title}: {item.text}" for item in describe(Rules.from_dict(row.rules), hand_limit=row.hand_limit)]
     assert [text.split(" not the default")[0] for text in shown] == said, shown
@@ -621,8 +678,11 @@ async def open_socket(match: Match, viewer: Viewer, after: int = 0) -> None:
     if viewer.player is not None:
         ticket = await database_sync_to_async(ws_ticket_issue)(user_id=viewer.player.user_id, game_id=match.game.pk)
         query += f"&ticket={ticket}"
-    viewer.socket = WebsocketCommunicator(application, f"/ws/games/{match.game.pk}/?{query}",
-                                          headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    viewer.socket = WebsocketCommunicator(
+        application,
+        f"/ws/games/{match.game.pk}/?{query}",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     connected, _ = await viewer.socket.connect(timeout=5)
     assert connected, viewer.label
     viewer.closed = None
@@ -642,8 +702,9 @@ async def receive(viewer: Viewer, until_seq: int | None, quiet: float = 0.05) ->
         try:
             message = await viewer.socket.receive_output(timeout=5)
         except TimeoutError:
-            raise AssertionError(f"{viewer.label}'s socket sent no state frame for seq {until_seq}; "
-                                 f"it sent {viewer.frames[-3:]}") from None
+            raise AssertionError(
+                f"{viewer.label}'s socket sent no state frame for seq {until_seq}; it sent {viewer.frames[-3:]}"
+            ) from None
         if message["type"] == "websocket.close":
             viewer.closed = (frames[-1]["code"] if frames and frames[-1]["type"] == "error" else "", message["code"])
             return frames
@@ -670,8 +731,16 @@ def check_frames(match: Match, viewer: Viewer, frames: list[dict]) -> None:
             assert frame["state"]["seat"] == seat, (viewer.label, frame["state"]["seat"], seat)
         if frame["type"] == "hello" and seq:
             assert frame["seat"] == seat, (viewer.label, frame["seat"], seat)
-        check(frame, who=viewer.label, door=f"websocket {frame['type']}", truth=truth, seat=seat, seq=seq,
-              everything=everything, secrets=secrets)
+        check(
+            frame,
+            who=viewer.label,
+            door=f"websocket {frame['type']}",
+            truth=truth,
+            seat=seat,
+            seq=seq,
+            everything=everything,
+            secrets=secrets,
+        )
 
 
 async def drain_all(match: Match, seq: int | None) -> None:
@@ -758,6 +827,7 @@ async def run(scenario: Scenario) -> Match:
 async def finish_duplicate_round(match: Match) -> None:
     """Table 1 is over while table 2 plays the same deals: nobody outside table 1 (staff aside)
     sees it, and table 1's players see table 2 only as it may be watched; then the round ends."""
+
     def play_second_table():
         game_run_finished_hooks(game_id=match.game.pk)
         match.changed()
@@ -779,8 +849,11 @@ async def finish_duplicate_round(match: Match) -> None:
 
     # the tournament's live board socket (public: one frame for everyone), while table 2 plays
     # table 1's deals
-    board = WebsocketCommunicator(application, f"/ws/tournaments/{match.tournament.pk}/",
-                                  headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")])
+    board = WebsocketCommunicator(
+        application,
+        f"/ws/tournaments/{match.tournament.pk}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
     assert (await board.connect(timeout=5))[0]
     frame = json.loads(await board.receive_from(timeout=5))
     assert frame["type"] == "board"
@@ -812,10 +885,13 @@ def quiet_timers(settings, monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-@settings(max_examples=MATRIX_GAMES, deadline=None, derandomize=os.environ.get("HEARTS_MATRIX_RANDOM") is None,
-          phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking a whole game is too slow to wait for
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=MATRIX_GAMES,
+    deadline=None,
+    derandomize=os.environ.get("HEARTS_MATRIX_RANDOM") is None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking a whole game is too slow to wait for
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(scenario=scenarios())
 def test_no_viewer_is_shown_a_card_or_secret_it_may_not_know_through_any_door_at_any_moment(scenario, quiet_timers):
     note(repr(scenario))

@@ -14,8 +14,9 @@ class WebSocket:
 
     @classmethod
     async def connect(cls, port: int, path: str) -> WebSocket:
-        connection = await websockets.connect(f"ws://127.0.0.1:{port}{path}", origin=f"http://localhost:{port}",
-                                              open_timeout=10, max_size=2**22)
+        connection = await websockets.connect(
+            f"ws://127.0.0.1:{port}{path}", origin=f"http://localhost:{port}", open_timeout=10, max_size=2**22
+        )
         return cls(connection)
 
     async def send_json(self, value) -> None:

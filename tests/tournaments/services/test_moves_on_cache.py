@@ -26,8 +26,9 @@ def _move(game_id: int, people, seat: int | None = None, **options):
     game = Game.objects.get(pk=game_id)
     if seat is None:
         seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
-    return game_execute_command(game_id=game_id, player=people[seat], command=next_command(_view(game, seat)),
-                                **options)
+    return game_execute_command(
+        game_id=game_id, player=people[seat], command=next_command(_view(game, seat)), **options
+    )
 
 
 def _log(game: Game) -> list[tuple]:
@@ -38,8 +39,9 @@ def _clean(game: Game) -> None:
     game.refresh_from_db()
     assert eventstore.audit_game(game).ok
     eventstore.engine_cache.clear()
-    assert eventstore.read_engine_game(game, lambda s: s.state_dict()) == eventstore.rebuild_engine_game(
-        game).state_dict()
+    assert (
+        eventstore.read_engine_game(game, lambda s: s.state_dict()) == eventstore.rebuild_engine_game(game).state_dict()
+    )
 
 
 def test_a_move_after_this_process_moved_the_game_is_one_statement_without_a_lock():
@@ -53,8 +55,10 @@ def test_a_move_after_this_process_moved_the_game_is_one_statement_without_a_loc
     stored = Game.objects.get(pk=game.pk)
     assert (stored.seq, stored.head_hash) == (result.game.seq, result.game.head_hash)
     assert [row.pk for row in result.events] == list(
-        GameEvent.objects.filter(game=game, seq__gt=stored.seq - len(result.events)).order_by("seq")
-        .values_list("pk", flat=True))
+        GameEvent.objects.filter(game=game, seq__gt=stored.seq - len(result.events))
+        .order_by("seq")
+        .values_list("pk", flat=True)
+    )
     _clean(game)
 
 

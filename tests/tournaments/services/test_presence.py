@@ -20,9 +20,11 @@ pytestmark = pytest.mark.django_db
 def _table_of_two_humans(scheduler):
     people = [PlayerFactory(), PlayerFactory()]
     with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], device_id="phone-0-123456789",
-                           seats=[SeatSpec("me"), SeatSpec("player", player_id=people[1].pk)]
-                           + [SeatSpec("cpu", bot="rule")] * 2)
+        game = game_create(
+            creator=people[0],
+            device_id="phone-0-123456789",
+            seats=[SeatSpec("me"), SeatSpec("player", player_id=people[1].pk)] + [SeatSpec("cpu", bot="rule")] * 2,
+        )
     return game
 
 
@@ -99,7 +101,8 @@ def test_a_heartbeat_writes_back_the_rows_of_its_open_sockets_and_drops_the_rest
         presence.seat_connected(game_id=game.pk, seat=1, connection_id="closed-unrecorded")
         SeatConnection.objects.filter(connection_id="still-open").delete()  # taken for dead during a stall
         SeatConnection.objects.filter(connection_id="closed-unrecorded").update(
-            opened_at=timezone.now() - timedelta(seconds=60))
+            opened_at=timezone.now() - timedelta(seconds=60)
+        )
         presence.server_alive({"still-open": (game.pk, 0, seats[0])})
     assert set(SeatConnection.objects.values_list("connection_id", flat=True)) == {"still-open"}
     assert ServerHeartbeat.objects.filter(server=presence.server_id()).exists()
@@ -163,9 +166,13 @@ def test_reconnect_storms_and_sweeps_on_one_seat_never_deadlock_or_leak_a_row(sc
     def sweeping():
         try:
             for attempt in range(25):
-                SeatConnection.objects.create(seat=GameSeat.objects.get(game=game, seat=0), player_id=owner,
-                                              connection_id=f"dead-{attempt}", server="a-dead-server",
-                                              opened_at=timezone.now() - timedelta(seconds=120))
+                SeatConnection.objects.create(
+                    seat=GameSeat.objects.get(game=game, seat=0),
+                    player_id=owner,
+                    connection_id=f"dead-{attempt}",
+                    server="a-dead-server",
+                    opened_at=timezone.now() - timedelta(seconds=120),
+                )
                 presence.sweep_presence()
         except Exception as error:
             failures.append(error)

@@ -29,8 +29,11 @@ def _human_move(game, player, seat, capture):
 def test_a_table_of_four_cpus_plays_itself_to_the_end(scheduler):
     creator = PlayerFactory()
     with scheduler.capture(execute=True):
-        game = game_create(creator=creator, rules={"end_score": 30},
-                           seats=[SeatSpec("cpu", bot="rule")] * 2 + [SeatSpec("cpu", bot="random")] * 2)
+        game = game_create(
+            creator=creator,
+            rules={"end_score": 30},
+            seats=[SeatSpec("cpu", bot="rule")] * 2 + [SeatSpec("cpu", bot="random")] * 2,
+        )
     assert scheduler.pending, "the start schedules the first CPU move"
     scheduler.run_all()
     game.refresh_from_db()
@@ -59,8 +62,11 @@ def test_a_timed_table_sets_one_deadline_for_all_passers_and_keeps_it(scheduler,
     settings.HEARTS_TURN_TIME_SCALE = 1.0
     people = [PlayerFactory() for _ in range(4)]
     with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], turn_seconds=30,
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
     game.refresh_from_db()
     deadline = game.turn_deadline
     assert deadline is not None and 29 <= (deadline - timezone.now()).total_seconds() <= 30
@@ -75,8 +81,11 @@ def test_an_expired_turn_is_played_by_the_cpu_for_every_silent_passer(scheduler,
     settings.HEARTS_TURN_TIME_SCALE = 0.001  # 30 s -> 30 ms
     people = [PlayerFactory() for _ in range(4)]
     with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], turn_seconds=30,
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
     _human_move(game, people[0], 0, scheduler.capture)
     game.refresh_from_db()
     time.sleep(0.05)
@@ -92,8 +101,12 @@ def test_a_stale_timer_appends_nothing(scheduler, settings):
     settings.HEARTS_TURN_TIME_SCALE = 0.001
     people = [PlayerFactory() for _ in range(4)]
     with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], turn_seconds=30, rules={"passing": "off"},
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            rules={"passing": "off"},
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
     game.refresh_from_db()
     old_deadline = game.turn_deadline
     leader = _view(game, None)["to_act"][0]
@@ -120,8 +133,12 @@ def _timed_table_overdue_by(scheduler, seconds):
     """A table of four humans with a 30 s turn time whose deadline passed ``seconds`` ago; (game, seq)."""
     people = [PlayerFactory() for _ in range(4)]
     with scheduler.capture(execute=True):
-        game = game_create(creator=people[0], turn_seconds=30, rules={"passing": "off"},
-                           seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]])
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            rules={"passing": "off"},
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
     Game.objects.filter(pk=game.pk).update(turn_deadline=timezone.now() - timedelta(seconds=seconds))
     return game, Game.objects.get(pk=game.pk).seq
 
@@ -159,8 +176,11 @@ def test_cpu_moves_wait_the_configured_delay_so_people_can_follow(scheduler, set
 def test_a_disconnected_player_gets_a_cpu_after_the_grace_period_and_the_seat_back_later(scheduler):
     human = PlayerFactory()
     with scheduler.capture(execute=True):
-        game = game_create(creator=human, device_id="phone-of-the-human-123",
-                           seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3)
+        game = game_create(
+            creator=human,
+            device_id="phone-of-the-human-123",
+            seats=[SeatSpec("me")] + [SeatSpec("cpu", bot="rule")] * 3,
+        )
         presence.seat_connected(game_id=game.pk, seat=0, connection_id="c1", device_id="phone-of-the-human-123")
         since = presence.seat_disconnected(game_id=game.pk, seat=0, player_id=human.pk, connection_id="c1")
     assert scheduler.away_checks == [(game.pk, 0, since)]
@@ -171,10 +191,14 @@ def test_a_disconnected_player_gets_a_cpu_after_the_grace_period_and_the_seat_ba
     view = _view(game, 0)
     assert view["phase"] == "playing", "the CPU passed for the away player"
     with scheduler.capture(execute=True):
-        assert presence.seat_connected(game_id=game.pk, seat=0, connection_id="c2",
-                                       device_id="another-device-456789") is False
-        assert presence.seat_connected(game_id=game.pk, seat=0, connection_id="c3",
-                                       device_id="phone-of-the-human-123") is True
+        assert (
+            presence.seat_connected(game_id=game.pk, seat=0, connection_id="c2", device_id="another-device-456789")
+            is False
+        )
+        assert (
+            presence.seat_connected(game_id=game.pk, seat=0, connection_id="c3", device_id="phone-of-the-human-123")
+            is True
+        )
     assert not GameSeat.objects.get(game=game, seat=0).away
     types = list(game.events.values_list("type", flat=True))
     assert types.index("SeatVacated") < types.index("SeatReclaimed")

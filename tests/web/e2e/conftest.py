@@ -16,17 +16,27 @@ import pytest
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[3]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"]
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 try:
     import playwright.sync_api as playwright_api
 except ImportError:  # pragma: no cover - the dev extra installs it
     playwright_api = None
 
-_skip_reason = ("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
-                if not os.path.exists(CHROMIUM) else
-                "needs the playwright package (pip install -e '.[dev]')" if playwright_api is None else "")
+_skip_reason = (
+    "needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    if not os.path.exists(CHROMIUM)
+    else "needs the playwright package (pip install -e '.[dev]')"
+    if playwright_api is None
+    else ""
+)
 pytestmark = pytest.mark.skipif(bool(_skip_reason), reason=_skip_reason or "runs")
 
 
@@ -37,18 +47,28 @@ def _free_port() -> int:
 
 
 def server_env(db_path: Path) -> dict:
-    env = {key: value for key, value in os.environ.items()
-           if key not in {"REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE", "CELERY_EMBEDDED_WORKER"}}
-    env.update(DATABASE_URL=f"sqlite:///{db_path}", HEARTS_CPU_DELAY="0.05",
-               DJANGO_SETTINGS_MODULE="hearts_league.settings", HEARTS_PROFILE="development", DEBUG="false",
-               ALLOWED_HOSTS="127.0.0.1,localhost",
-               THROTTLE_AUTH="1000/minute", PYTHONUNBUFFERED="1")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"REDIS_URL", "DATABASE_URL", "DJANGO_SETTINGS_MODULE", "CELERY_EMBEDDED_WORKER"}
+    }
+    env.update(
+        DATABASE_URL=f"sqlite:///{db_path}",
+        HEARTS_CPU_DELAY="0.05",
+        DJANGO_SETTINGS_MODULE="hearts_league.settings",
+        HEARTS_PROFILE="development",
+        DEBUG="false",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        THROTTLE_AUTH="1000/minute",
+        PYTHONUNBUFFERED="1",
+    )
     return env
 
 
 def manage(env: dict, *args: str, timeout: float = 120) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout

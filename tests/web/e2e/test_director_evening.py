@@ -25,17 +25,21 @@ class Player:
         self.context = browser.new_context(base_url=base, viewport={"width": 1100, "height": 800})
         self.context.set_default_timeout(15000)
         self.name = name
-        created = self.context.request.post("/api/auth/register", data={
-            "username": name.lower(), "password": PASSWORD, "display_name": name})
+        created = self.context.request.post(
+            "/api/auth/register", data={"username": name.lower(), "password": PASSWORD, "display_name": name}
+        )
         assert created.status == 201, created.text()
         body = created.json()
         self.token, self.player_id = body["token"], body["player_id"]
         self.page = self.context.new_page()
         self.page.goto("/tournaments/")
-        self.page.evaluate("""async (token) => {
+        self.page.evaluate(
+            """async (token) => {
             const m = await import('/static/web/api.js');
             await m.api('/web/session', {method: 'POST', body: {token}});
-        }""", self.token)
+        }""",
+            self.token,
+        )
 
     def api(self, method: str, path: str, body=None):
         # the session (signed in above) authenticates first: it needs the CSRF token on writes
@@ -89,10 +93,9 @@ def worked_standings(rows: list[dict]) -> list[tuple[str, float, int]]:
             mine = int(seat["hearts_points"])
             first = totals.index(mine)
             tied = totals.count(mine)
-            points[seat["player"]] += Fraction(sum(scale[first:first + tied]), tied)
+            points[seat["player"]] += Fraction(sum(scale[first : first + tied]), tied)
             hearts[seat["player"]] += mine
-    return sorted(((name, float(points[name]), hearts[name]) for name in points),
-                  key=lambda line: (-line[1], line[2]))
+    return sorted(((name, float(points[name]), hearts[name]) for name in points), key=lambda line: (-line[1], line[2]))
 
 
 def test_a_directors_evening(browser, live_server_url):
@@ -156,24 +159,33 @@ def test_a_directors_evening(browser, live_server_url):
         for table in board["tables"]:
             for seat in table["seats"]:
                 page = players[seat["player_id"]].page
-                wait_for(page, "(at) => { const you = document.getElementById('you'); return !you.hidden && "
-                         "you.dataset.table === String(at[0]) && you.dataset.seat === String(at[1]); }",
-                         [table["number"], seat["seat"] + 1])
+                wait_for(
+                    page,
+                    "(at) => { const you = document.getElementById('you'); return !you.hidden && "
+                    "you.dataset.table === String(at[0]) && you.dataset.seat === String(at[1]); }",
+                    [table["number"], seat["seat"] + 1],
+                )
         if number == 1:
             screenshot(players[board["tables"][0]["seats"][1]["player_id"]].page, "director-player-page")
         wait_for(console, f"document.querySelectorAll('#board .board-table').length === {len(sizes)}")
         for index, table in enumerate(board["tables"]):
             play_table(table, players)
             # the board shows this table finished while the others still play
-            wait_for(console, "(n) => { const t = document.querySelector(`#board [data-table='${n}']`); "
-                     "return t && t.dataset.status === 'finished'; }", table["number"])
+            wait_for(
+                console,
+                "(n) => { const t = document.querySelector(`#board [data-table='${n}']`); "
+                "return t && t.dataset.status === 'finished'; }",
+                table["number"],
+            )
             if index == 0 and len(board["tables"]) > 1:
                 assert console.locator("#board [data-status='playing']").count() == len(sizes) - 1
                 if number == 1:
                     screenshot(console, "director-board")
         deadline = time.monotonic() + 30
-        while players[next(iter(players))].api("GET", f"/api/tournaments/{tournament}/rounds/")[-1]["status"] \
-                != "finished":
+        while (
+            players[next(iter(players))].api("GET", f"/api/tournaments/{tournament}/rounds/")[-1]["status"]
+            != "finished"
+        ):
             assert time.monotonic() < deadline, f"round {number} did not finish"
             time.sleep(0.3)
         console.goto(console_url)
@@ -215,8 +227,12 @@ def test_a_directors_evening(browser, live_server_url):
     assert {line["name"]: line["games"] for line in standings}["Luz"] == 2
     assert next(line for line in standings if line["name"] == "Beto")["withdrawn"] is True
 
-    wait_for(screen, "document.getElementById('screen').dataset.page === 'standings' && "
-             "document.querySelectorAll('#s-standings tbody tr').length === 12", timeout=40000)
+    wait_for(
+        screen,
+        "document.getElementById('screen').dataset.page === 'standings' && "
+        "document.querySelectorAll('#s-standings tbody tr').length === 12",
+        timeout=40000,
+    )
     shown = screen.locator("#s-standings tbody tr td.name").all_inner_texts()
     assert [name.replace(" (withdrawn)", "") for name in shown] == [line["name"] for line in standings]
     assert screen.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
@@ -255,14 +271,20 @@ def test_the_screen_pages_through_45_players_without_scrolling_at_1920x1080(brow
     # the round starts (CPUs play it): its 12 tables are two more pages of at most 10
     # (through the server: without Redis another process's notifications do not reach its sockets)
     token = context.request.post("/api/auth/token", data={"username": "director", "password": "hearts-demo"})
-    started = context.request.post(f"/api/tournaments/{tournament}/start-round/",
-                                   headers={"Authorization": f"Token {token.json()['token']}"})
+    started = context.request.post(
+        f"/api/tournaments/{tournament}/start-round/", headers={"Authorization": f"Token {token.json()['token']}"}
+    )
     assert started.status == 201, started.text()
-    wait_for(screen, "document.getElementById('screen').dataset.page === 'tables' && "
-             "document.querySelectorAll('#s-tables article').length === 10", timeout=40000)
+    wait_for(
+        screen,
+        "document.getElementById('screen').dataset.page === 'tables' && "
+        "document.querySelectorAll('#s-tables article').length === 10",
+        timeout=40000,
+    )
     assert screen.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
     boxes = screen.locator("#s-tables article li").evaluate_all(
-        "(els) => els.map((e) => e.getBoundingClientRect().bottom)")
+        "(els) => els.map((e) => e.getBoundingClientRect().bottom)"
+    )
     assert max(boxes) <= 1080
     screenshot(screen, "director-screen-tables")
     context.close()

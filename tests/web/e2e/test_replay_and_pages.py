@@ -21,29 +21,77 @@ CREATE_CPU_GAME = """async () => {
 
 def _history(game, mu_before, mu_after, day, provisional=True):
     """A history row as the API gives it, on glicko-elo's scale (a newcomer is 1500 ± 80)."""
-    return {"game": game, "league": None, "seat": 0, "total": 20, "place": 1, "rated_players": 4,
-            "mu_before": mu_before, "sigma_before": 80.0 - 4 * (game - 1), "mu_after": mu_after,
-            "sigma_after": 76.0 - 4 * (game - 1), "played_at": f"2026-11-{day:02d}T20:00:00Z",
-            "provisional": provisional}
+    return {
+        "game": game,
+        "league": None,
+        "seat": 0,
+        "total": 20,
+        "place": 1,
+        "rated_players": 4,
+        "mu_before": mu_before,
+        "sigma_before": 80.0 - 4 * (game - 1),
+        "mu_after": mu_after,
+        "sigma_after": 76.0 - 4 * (game - 1),
+        "played_at": f"2026-11-{day:02d}T20:00:00Z",
+        "provisional": provisional,
+    }
 
 
-RATINGS = {"count": 3, "next": None, "previous": None, "player": 1,
-           "results": [_history(3, 1560.0, 1610.0, 3, provisional=False), _history(2, 1470.0, 1560.0, 2),
-                       _history(1, 1500.0, 1470.0, 1)],
-           "ratings": [{"league": None, "league_name": None, "mu": 1610.0, "sigma": 68.0, "conservative": 1406.0,
-                        "inactive_days": 0, "games": 3, "provisional": False,
-                        "last_played_at": "2026-11-03T20:00:00Z", "model": "glicko-elo"}]}
+RATINGS = {
+    "count": 3,
+    "next": None,
+    "previous": None,
+    "player": 1,
+    "results": [
+        _history(3, 1560.0, 1610.0, 3, provisional=False),
+        _history(2, 1470.0, 1560.0, 2),
+        _history(1, 1500.0, 1470.0, 1),
+    ],
+    "ratings": [
+        {
+            "league": None,
+            "league_name": None,
+            "mu": 1610.0,
+            "sigma": 68.0,
+            "conservative": 1406.0,
+            "inactive_days": 0,
+            "games": 3,
+            "provisional": False,
+            "last_played_at": "2026-11-03T20:00:00Z",
+            "model": "glicko-elo",
+        }
+    ],
+}
 
 
 def _board_row(rank, name, mu, sigma, rank_range):
-    return {"rank": rank, "rank_range": rank_range, "player_id": rank, "name": name, "mu": mu, "sigma": sigma,
-            "conservative": mu - 3 * sigma, "inactive_days": 0, "games": 40, "last_played_at": "2026-11-03T20:00:00Z"}
+    return {
+        "rank": rank,
+        "rank_range": rank_range,
+        "player_id": rank,
+        "name": name,
+        "mu": mu,
+        "sigma": sigma,
+        "conservative": mu - 3 * sigma,
+        "inactive_days": 0,
+        "games": 40,
+        "last_played_at": "2026-11-03T20:00:00Z",
+    }
 
 
-LEADERBOARD = {"league": None, "model": "glicko-elo", "min_games": 3, "active_days": 90, "provisional_games": 10,
-               "ranked": [_board_row(1, "Ann", 1700.0, 20.0, [1, 2]), _board_row(2, "Bob", 1680.0, 25.0, [1, 2]),
-                          _board_row(3, "Cat", 1500.0, 20.0, [3, 3])],
-               "provisional": [{**_board_row(None, "Dan", 1600.0, 67.0, None), "games": 4}]}
+LEADERBOARD = {
+    "league": None,
+    "model": "glicko-elo",
+    "min_games": 3,
+    "active_days": 90,
+    "provisional_games": 10,
+    "ranked": [
+        _board_row(1, "Ann", 1700.0, 20.0, [1, 2]),
+        _board_row(2, "Bob", 1680.0, 25.0, [1, 2]),
+        _board_row(3, "Cat", 1500.0, 20.0, [3, 3]),
+    ],
+    "provisional": [{**_board_row(None, "Dan", 1600.0, 67.0, None), "games": 4}],
+}
 
 
 def _finished_cpu_game(page) -> int:
@@ -113,8 +161,19 @@ def test_the_replay_viewer_steps_through_a_finished_game(page):
 
 
 def test_tournament_leaderboard_and_player_pages(page, live_server_url):
-    manage(live_server_url["env"], "simulate_tournament", "--players", "8", "--rounds", "2", "--hands", "1",
-           "--no-progress", "--seed", "7")
+    manage(
+        live_server_url["env"],
+        "simulate_tournament",
+        "--players",
+        "8",
+        "--rounds",
+        "2",
+        "--hands",
+        "1",
+        "--no-progress",
+        "--seed",
+        "7",
+    )
     page.goto("/tournaments/")
     page.locator("#tournaments a").first.click()
     page.wait_for_url(re.compile(r"/tournaments/\d+/$"))
@@ -134,8 +193,10 @@ def test_tournament_leaderboard_and_player_pages(page, live_server_url):
     page.locator("#tournaments a").first.click()
     page.wait_for_selector("#standings-table")
     # The rating history chart: the ratings API's answer is stubbed (tournament CPUs are not rated).
-    page.route(re.compile(r".*/api/players/\d+/ratings.*"), lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(RATINGS)))
+    page.route(
+        re.compile(r".*/api/players/\d+/ratings.*"),
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(RATINGS)),
+    )
     page.locator("#standings-table tbody a").first.click()
     page.wait_for_url(re.compile(r"/players/\d+/$"))
     page.wait_for_function("document.querySelector('#games').children.length > 0")
@@ -154,14 +215,19 @@ def test_tournament_leaderboard_and_player_pages(page, live_server_url):
     page.wait_for_function("!document.querySelector('#leaderboard').textContent.includes('Loading')")
     assert page.locator("#pool option").count() >= 2
     # Each ranked player's rank range (the leaderboard is stubbed: tournament CPUs are not rated).
-    page.route(re.compile(r".*/api/leaderboard.*"), lambda route: route.fulfill(
-        status=200, content_type="application/json", body=json.dumps(LEADERBOARD)))
+    page.route(
+        re.compile(r".*/api/leaderboard.*"),
+        lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps(LEADERBOARD)),
+    )
     page.reload()
     page.wait_for_function("document.querySelectorAll('#leaderboard tbody tr').length === 4")
     ranked = page.locator("#leaderboard table").first
     assert "Rank range" in ranked.locator("thead").inner_text()
     assert [ranked.locator("tbody tr").nth(i).locator("td").nth(1).inner_text() for i in range(3)] == [
-        "1–2", "1–2", "3"]
+        "1–2",
+        "1–2",
+        "3",
+    ]
     assert page.locator("#leaderboard table").nth(1).locator("tbody tr td").nth(1).inner_text() == "–"
     screenshot(page, "leaderboard")
     page.unroute(re.compile(r".*/api/leaderboard.*"))

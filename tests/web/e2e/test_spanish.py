@@ -42,13 +42,23 @@ def _english_on(page, fragments) -> list[str]:
     return sorted(f for f in fragments if re.search(rf"(?<![\w]){re.escape(f)}(?![\w])", shown))
 
 
-SPANISH_REFUSALS = ("Debes seguir el palo", "La salida de la primera baza", "Ni corazones ni la Q♠",
-                    "Aún no se han roto los corazones", "Aún no es tu turno", "Ahora no")
+SPANISH_REFUSALS = (
+    "Debes seguir el palo",
+    "La salida de la primera baza",
+    "Ni corazones ni la Q♠",
+    "Aún no se han roto los corazones",
+    "Aún no es tu turno",
+    "Ahora no",
+)
 
 
 def test_the_spanish_table_page_shows_no_english_string(browser, live_server_url):
-    context = browser.new_context(base_url=live_server_url["url"], viewport={"width": 1100, "height": 900},
-                                  locale="es-ES", extra_http_headers={"Accept-Language": "es-ES,es;q=0.9"})
+    context = browser.new_context(
+        base_url=live_server_url["url"],
+        viewport={"width": 1100, "height": 900},
+        locale="es-ES",
+        extra_http_headers={"Accept-Language": "es-ES,es;q=0.9"},
+    )
     context.set_default_timeout(15000)
     page = context.new_page()
     errors = []
@@ -61,8 +71,11 @@ def test_the_spanish_table_page_shows_no_english_string(browser, live_server_url
     page.get_by_role("button", name="Jugar contra la CPU").click()
     page.wait_for_url(re.compile(r"/tables/\d+/$"))
     page.wait_for_function("document.querySelector('#table').dataset.canPass === 'true'")
-    assert page.locator("#hand button.card").first.get_attribute("aria-label").endswith(
-        (" de tréboles", " de diamantes", " de picas", " de corazones"))
+    assert (
+        page.locator("#hand button.card")
+        .first.get_attribute("aria-label")
+        .endswith((" de tréboles", " de diamantes", " de picas", " de corazones"))
+    )
     assert _english_on(page, fragments) == []
 
     for index in range(3):
@@ -85,8 +98,7 @@ def test_the_spanish_table_page_shows_no_english_string(browser, live_server_url
             break
         seq = int(page.locator("#table").get_attribute("data-seq"))
         page.locator("#hand button.card.legal").first.click()
-        page.wait_for_function("(seq) => Number(document.querySelector('#table').dataset.seq) > seq",
-                               arg=seq)
+        page.wait_for_function("(seq) => Number(document.querySelector('#table').dataset.seq) > seq", arg=seq)
     if refused is not None:  # some turn had a card that could not be played (nearly always)
         assert refused.startswith(SPANISH_REFUSALS), refused
     assert _english_on(page, fragments) == []

@@ -21,7 +21,9 @@ def _wait_for_my_turn_or_score(page, hand_number: int):
             const t = document.querySelector('#table');
             const scored = document.querySelectorAll('#scores tbody tr:not(.current)').length >= hand;
             return scored || (t.dataset.myTurn === 'true' && t.dataset.pending === 'false');
-        }""", arg=hand_number)
+        }""",
+        arg=hand_number,
+    )
     return page.locator("#scores tbody tr:not(.current)").count() >= hand_number
 
 
@@ -50,8 +52,11 @@ def test_play_a_hand_against_three_cpus(page):
     page.wait_for_function("document.querySelector('#table').dataset.canPass === 'true'")
     assert table.get_attribute("data-phase") == "passing"
     assert page.locator("#hand button.card").count() == 13
-    assert page.locator("#hand button.card").first.get_attribute("aria-label").endswith(
-        ("of clubs", "of diamonds", "of spades", "of hearts"))
+    assert (
+        page.locator("#hand button.card")
+        .first.get_attribute("aria-label")
+        .endswith(("of clubs", "of diamonds", "of spades", "of hearts"))
+    )
 
     # Choose three cards to pass; the pass button says where they go.
     pass_button = page.locator("#pass-button")
@@ -61,7 +66,8 @@ def test_play_a_hand_against_three_cpus(page):
         cards.nth(index).click()
     assert page.locator('#hand button.card[aria-pressed="true"]').count() == 3
     passed = page.locator('#hand button.card[aria-pressed="true"]').evaluate_all(
-        "(els) => els.map((e) => e.dataset.card)")
+        "(els) => els.map((e) => e.dataset.card)"
+    )
     pass_button.click()
     page.wait_for_function("document.querySelector('#table').dataset.phase === 'playing'")
     hand_now = _hand_cards(page)
@@ -118,7 +124,8 @@ def test_play_a_hand_against_three_cpus(page):
     # On a phone: the hand wraps and every card stays a large enough tap target.
     page.set_viewport_size({"width": 390, "height": 844})
     sizes = page.locator("#hand button.card").evaluate_all(
-        "(els) => els.map((e) => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+        "(els) => els.map((e) => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])"
+    )
     assert sizes and all(w >= 44 and h >= 44 for w, h in sizes)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     screenshot(page, "table-phone")

@@ -35,8 +35,10 @@ def _new_table(page, rules, seats) -> int:
 
 
 def _state(page) -> dict:
-    return page.evaluate("(id) => fetch(`/api/games/${id}/`).then((r) => r.json())",
-                         int(page.locator("#table").get_attribute("data-game")))
+    return page.evaluate(
+        "(id) => fetch(`/api/games/${id}/`).then((r) => r.json())",
+        int(page.locator("#table").get_attribute("data-game")),
+    )
 
 
 def _wait_my_turn(page):
@@ -134,13 +136,15 @@ def test_a_guest_picks_a_name_changes_it_leaves_and_comes_back(page):
     page.wait_for_function("document.querySelector('#table').dataset.connection === 'open'")
     page.wait_for_function(
         "(id) => fetch(`/api/games/${id}/`).then((r) => r.json()).then((g) => g.seats.every((s) => !s.away))",
-        arg=game_id)
+        arg=game_id,
+    )
     assert page.locator("#table").get_attribute("data-seat") == "0"
 
 
 def test_the_kitty_is_face_down_until_the_first_trick_then_face_up_with_who_took_it(page):
-    _new_table(page, {"players": 3, "leftover": "kitty", "passing": "off", "end_score": 100}, [{"kind": "me"},
-                                                                                              *_cpus(2)])
+    _new_table(
+        page, {"players": 3, "leftover": "kitty", "passing": "off", "end_score": 100}, [{"kind": "me"}, *_cpus(2)]
+    )
     page.wait_for_function("document.querySelector('#table').dataset.phase === 'playing'")
     kitty = page.locator("#kitty")
     assert kitty.get_attribute("data-revealed") == "false"
@@ -166,8 +170,7 @@ def test_the_kitty_is_face_down_until_the_first_trick_then_face_up_with_who_took
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_every_played_card_lies_in_front_of_its_player_at_three_widths(page, players):
-    _new_table(page, {"players": players, "passing": "off", "end_score": 100}, [{"kind": "me"},
-                                                                               *_cpus(players - 1)])
+    _new_table(page, {"players": players, "passing": "off", "end_score": 100}, [{"kind": "me"}, *_cpus(players - 1)])
     if players != 4:
         page.wait_for_function("document.querySelectorAll('#deal-info .removed .card').length > 0")
         assert page.locator("#deal-info .removed").inner_text().startswith("Out of the deck")
@@ -193,7 +196,7 @@ def test_every_played_card_lies_in_front_of_its_player_at_three_widths(page, pla
         assert len(cards) == players and len(seats) == players
         every = cards + seats
         for i, a in enumerate(every):
-            for b in every[i + 1:]:
+            for b in every[i + 1 :]:
                 assert not _overlap(a, b), (players, width, a, b)
         felt = page.locator(".felt").bounding_box()
         middle = (felt["x"] + felt["width"] / 2, felt["y"] + felt["height"] / 2)
@@ -202,8 +205,10 @@ def test_every_played_card_lies_in_front_of_its_player_at_three_widths(page, pla
             assert nearest["seat"] == card["seat"], (players, width, card, seats)
         assert all(b["x"] >= felt["x"] - 1 and b["x"] + b["w"] <= felt["x"] + felt["width"] + 1 for b in every)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), width
-        assert page.evaluate("(() => { const s = document.querySelector('#scores .scroll');"
-                             " return s.scrollWidth <= s.clientWidth + 1; })()"), width
+        assert page.evaluate(
+            "(() => { const s = document.querySelector('#scores .scroll');"
+            " return s.scrollWidth <= s.clientWidth + 1; })()"
+        ), width
 
 
 def test_a_whole_hand_played_with_the_keyboard_alone(page):
@@ -269,7 +274,8 @@ def test_axe_finds_no_serious_or_critical_violation(page):
     page.wait_for_function("Number(document.querySelector('#table').dataset.seq) > 5")
     assert _axe(page) == []
     page.wait_for_function(
-        "(id) => fetch(`/api/games/${id}/`).then((r) => r.json()).then((g) => g.status === 'finished')", arg=game_id)
+        "(id) => fetch(`/api/games/${id}/`).then((r) => r.json()).then((g) => g.status === 'finished')", arg=game_id
+    )
     page.goto(f"/games/{game_id}/replay/")
     page.wait_for_function("document.querySelector('#replay').dataset.at !== ''")
     assert _axe(page) == []
@@ -281,10 +287,13 @@ def test_axe_finds_no_serious_or_critical_violation(page):
 
 def _play_to_the_end(page):
     while page.locator("#table").get_attribute("data-status") != "finished":
-        page.wait_for_function("""() => {
+        page.wait_for_function(
+            """() => {
             const t = document.querySelector('#table');
             return t.dataset.status === 'finished' || (t.dataset.myTurn === 'true' && t.dataset.pending === 'false');
-        }""", timeout=60000)
+        }""",
+            timeout=60000,
+        )
         if page.locator("#table").get_attribute("data-status") == "finished":
             break
         _play_a_legal_card(page)
@@ -294,8 +303,11 @@ def test_spectators_are_listed_and_the_same_players_play_again(browser, live_ser
     def context():
         return browser.new_context(base_url=live_server_url["url"], viewport={"width": 1100, "height": 900})
 
-    game_id = _new_table(page, {"players": 3, "passing": "off", "end_score": 1},
-                         [{"kind": "me"}, {"kind": "open"}, {"kind": "cpu", "bot": "rule"}])
+    game_id = _new_table(
+        page,
+        {"players": 3, "passing": "off", "end_score": 1},
+        [{"kind": "me"}, {"kind": "open"}, {"kind": "cpu", "bot": "rule"}],
+    )
     other_context, fan_context, anonymous_context = context(), context(), context()
     try:
         other = other_context.new_page()

@@ -21,13 +21,16 @@ class Command(BaseCommand):
         User = get_user_model()
         for username in DEMO_MEMBERS:
             if not User.objects.filter(username=username).exists():
-                player_register(username=username, password=DEMO_PASSWORD,
-                                display_name=username.capitalize(), club=club)
+                player_register(
+                    username=username, password=DEMO_PASSWORD, display_name=username.capitalize(), club=club
+                )
         for kind in ("random", "rule", "montecarlo"):
             player_get_or_create_cpu(bot_kind=kind)
         if not User.objects.filter(username="director").exists():
             User.objects.create_superuser("director", "director@example.org", DEMO_PASSWORD)
-        self.stdout.write(self.style.SUCCESS(
-            f"demo data: {Club.objects.count()} club(s), {League.objects.count()} league(s), "
-            f"{Player.objects.count()} players; log in as director / {DEMO_PASSWORD}"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"demo data: {Club.objects.count()} club(s), {League.objects.count()} league(s), "
+                f"{Player.objects.count()} players; log in as director / {DEMO_PASSWORD}"
+            )
+        )

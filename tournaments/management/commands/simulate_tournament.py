@@ -68,9 +68,7 @@ class Command(BaseCommand):
 
     def _tournament(self, options) -> Tournament:
         club, _ = Club.objects.get_or_create(slug="simulations", defaults={"name": "Simulations"})
-        league, _ = League.objects.get_or_create(
-            club=club, slug="simulations", defaults={"name": "Simulations"}
-        )
+        league, _ = League.objects.get_or_create(club=club, slug="simulations", defaults={"name": "Simulations"})
         hands = options["hands"]
         tournament = tournament_create(
             league=league,
