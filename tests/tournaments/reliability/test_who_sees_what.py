@@ -36,6 +36,7 @@ from django.test import Client, override_settings
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
 
 from analysis import services as analysis_services
 from analysis.models import GameAnalysis
@@ -871,13 +872,21 @@ async def finish_duplicate_round(match: Match) -> None:
 
 @pytest.fixture
 def quiet_timers(settings, monkeypatch):
-    """The test makes every move itself: no CPU task, timer or sweeper acts behind its back."""
+    """The test makes every move itself: no CPU task, timer or sweeper acts behind its back;
+    no throttle stands in front of a door."""
 
     class Nothing:
         def __getattr__(self, name):
             return lambda *args, **kwargs: None
 
     monkeypatch.setattr(live, "scheduler", Nothing())
+    # every viewer asks the analysis and command doors at every moment of up to 200 games:
+    # the per-user throttles (tested on their own) would answer 429 instead of the door
+    monkeypatch.setattr(
+        SimpleRateThrottle,
+        "THROTTLE_RATES",
+        {**SimpleRateThrottle.THROTTLE_RATES, "commands": "100000/minute", "analysis": "100000/minute"},
+    )
     settings.HEARTS_AWAY_GRACE = 10_000
     settings.HEARTS_SWEEP_GRACE = 10_000
     settings.HEARTS_WS_RATE = 1000.0
