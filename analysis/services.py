@@ -21,8 +21,8 @@ from analysis.models import AnalysedDecision, GameAnalysis, SeatSummary
 from engine import analysis as engine_analysis
 from engine.game import ReplayError
 from hearts_league.api import DomainError
-from tournaments import visibility
-from tournaments.eventstore import is_engine_event
+from tournaments.games import visibility
+from tournaments.games.eventstore import is_engine_event
 from tournaments.models import Game, GameEvent
 
 log = logging.getLogger(__name__)

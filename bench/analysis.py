@@ -49,10 +49,10 @@ def store_game(hands: int, seed: str):
 
     from engine.analysis_bench import play_game
     from engine.rules import Rules
-    from tournaments import eventstore
-    from tournaments.events import DealSaltRevealed, PlayersSeated
+    from tournaments.clubs.services import player_register
+    from tournaments.games import eventstore
+    from tournaments.games.events import DealSaltRevealed, PlayersSeated
     from tournaments.models import Game, GameSeat
-    from tournaments.services.players import player_register
 
     seats = ["rule", "montecarlo", "random", "rule"]
     log = play_game(seed, seats, hands, Rules(players=4, end_score=10_000))

@@ -302,9 +302,9 @@ class Figures:
 
 def measure_project(args, env: dict) -> Figures:
     """Seat the tables in the database, start the project's Daphnes and worker, play."""
-    from tournaments.services.games import SeatSpec, game_create
-    from tournaments.services.players import player_register
-    from tournaments.services.tickets import ws_ticket_issue
+    from tournaments.clubs.services import player_register
+    from tournaments.games.services import SeatSpec, game_create
+    from tournaments.games.tickets import ws_ticket_issue
 
     processes, ports = start_processes(args.daphnes, env)
     try:

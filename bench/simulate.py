@@ -42,7 +42,7 @@ def main() -> int:
     from django.core.management import call_command
     from django.db import connection
 
-    from tournaments.eventstore import audit_game
+    from tournaments.games.eventstore import audit_game
     from tournaments.models import Game, Tournament
 
     call_command("migrate", verbosity=0, interactive=False)

@@ -58,10 +58,11 @@ def main() -> int:
 
     call_command("migrate", verbosity=0, interactive=False)
 
-    from tournaments import eventstore, live
+    from tournaments.clubs.services import player_get_or_create_cpu
+    from tournaments.dispatch import scheduler
+    from tournaments.games import eventstore
+    from tournaments.games.services import SeatSpec, game_create
     from tournaments.models import Game
-    from tournaments.services.games import SeatSpec, game_create
-    from tournaments.services.players import player_get_or_create_cpu
 
     rng = random.Random(args.seed)
     creator = player_get_or_create_cpu(bot_kind="rule")
@@ -103,7 +104,7 @@ def main() -> int:
         time.sleep(3)
     else:
         local = _LocalScheduler()
-        live.scheduler = local
+        scheduler.backend = local
 
     def new_table() -> int:
         players = rng.choice([3, 4, 4, 5])
@@ -195,7 +196,7 @@ class _LocalScheduler:
         pass  # CPU tables have no turn timers
 
     def game_finished(self, game_id):
-        from tournaments.tasks import game_finished
+        from tournaments.autoplay.tasks import game_finished
 
         game_finished(game_id)
 
@@ -203,7 +204,7 @@ class _LocalScheduler:
         pass
 
     def run(self, limit: int) -> None:
-        from tournaments.services import turns
+        from tournaments.autoplay import moves as turns
 
         for _ in range(min(limit, len(self.pending))):
             game_id, seq = self.pending.popleft()

@@ -41,11 +41,11 @@ def main():
     from django.utils import timezone
 
     import engine
-    from tournaments import eventstore
-    from tournaments.events import DealSaltRevealed, PlayersSeated
+    from tournaments.clubs.services import player_register
+    from tournaments.games import eventstore
+    from tournaments.games.events import DealSaltRevealed, PlayersSeated
+    from tournaments.games.services import SeatSpec, game_create, game_execute_command
     from tournaments.models import Game, GameSeat
-    from tournaments.services.games import SeatSpec, game_create, game_execute_command
-    from tournaments.services.players import player_register
 
     call_command("migrate", verbosity=0)
     print(f"database: {connection.vendor} {connection.settings_dict['NAME']}")
@@ -53,13 +53,13 @@ def main():
     people = [player_register(username=f"bench-{tag}-{i}", password="bench-password-123") for i in range(4)]
 
     # 1. commands through the service layer
-    from tournaments import live
+    from tournaments.dispatch import scheduler
 
     class NoScheduler:  # no worker in this benchmark: nothing to schedule
         def __getattr__(self, name):
             return lambda *a, **k: None
 
-    live.scheduler = NoScheduler()
+    scheduler.backend = NoScheduler()
     commands, started = 0, time.perf_counter()
     for _ in range(args.command_games):
         game = game_create(

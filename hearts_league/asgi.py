@@ -17,7 +17,7 @@ from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from hearts_league.runtime import settle_garbage_collector  # noqa: E402
-from tournaments.routing import websocket_urlpatterns  # noqa: E402
+from tournaments.live.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

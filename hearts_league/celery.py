@@ -28,6 +28,7 @@ app.conf.update(
     timezone="UTC",
 )
 app.autodiscover_tasks()
+app.autodiscover_tasks(["tournaments.autoplay"])  # the wing that plays for a seat
 
 
 _embedded_lock = threading.Lock()

@@ -59,7 +59,7 @@ ALLOWED_HOSTS = env.list(
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 CSRF_FAILURE_VIEW = "hearts_league.errors.csrf_failure"
 
-# The key of the event logs' hash chain (tournaments.eventstore): kept out of the database, so that
+# The key of the event logs' hash chain (tournaments.games.eventstore): kept out of the database, so that
 # writing to the database is not enough to rewrite a game's history unseen. It must never change
 # (every stored game would audit as tampered). Development: a random key made once in var/. Production:
 # set it; by default it is derived from SECRET_KEY (so set it before ever rotating SECRET_KEY).
@@ -336,7 +336,7 @@ HEARTS_TURN_TIME_SCALE = env.float("HEARTS_TURN_TIME_SCALE", default=1.0)  # tes
 HEARTS_AWAY_GRACE = env.float("HEARTS_AWAY_GRACE", default=30.0)  # seconds before a CPU takes a seat
 HEARTS_SWEEP_GRACE = env.float("HEARTS_SWEEP_GRACE", default=5.0)  # overdue by this much -> sweeper
 # A move whose game this process changed last is written in one guarded statement from the
-# cached state, row and seats, without a lock (PostgreSQL; tournaments.services.games).
+# cached state, row and seats, without a lock (PostgreSQL; tournaments.games.services).
 HEARTS_MOVES_ON_CACHE = env.bool("HEARTS_MOVES_ON_CACHE", default=True)
 # A server process holding WebSockets records a heartbeat this often; the sweeper drops the
 # connections of one silent for HEARTS_SERVER_DEAD_AFTER seconds (it died without closing them).
@@ -355,7 +355,7 @@ HEARTS_ANALYSIS_BUDGET = env.json("HEARTS_ANALYSIS_BUDGET", default={})
 # Called as hook(game_id=...) by the tournaments.game_finished task after a game ends.
 HEARTS_GAME_FINISHED_HOOKS: list[str] = [
     "ratings.services.rating_record_game",
-    "tournaments.services.competitions.competition_game_finished",
+    "tournaments.competitions.services.competition_game_finished",
 ]
 # Called as hook(player_ids=..., league_id=...) -> {player_id: rating} to seed a Swiss round 1
 # (league_id None: the global pool). Empty: every tournament is seeded by lot.

@@ -17,10 +17,10 @@ from hearts_league.api import DomainError, int_query_param
 from ratings import selectors
 from ratings.models import QueueEntry
 from ratings.services import matchmaking
-from tournaments.api.games import GameSerializer
+from tournaments.games.api import GameSerializer
+from tournaments.games.selectors import games_list
 from tournaments.models import League, Player
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
-from tournaments.selectors import games_list
 
 # --- serializers ----------------------------------------------------------------------------
 

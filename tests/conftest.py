@@ -35,8 +35,8 @@ def _fast_password_hashing():
 
 def clear_process_caches():
     """Empty the per-process caches of game state (after a rollback, say)."""
-    from tournaments.eventstore import engine_cache
-    from tournaments.feed import feed
+    from tournaments.games.eventstore import engine_cache
+    from tournaments.games.feed import feed
 
     engine_cache.clear()
     feed.clear()

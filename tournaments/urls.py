@@ -1,11 +1,11 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api.auth import GuestView, RegisterView, TokenView
-from tournaments.api.competitions import LeagueViewSet, TournamentViewSet
-from tournaments.api.games import GameViewSet
-from tournaments.api.invitations import InvitationViewSet
-from tournaments.api.views import PlayerViewSet
+from tournaments.clubs.api import PlayerViewSet
+from tournaments.clubs.auth import GuestView, RegisterView, TokenView
+from tournaments.competitions.api import LeagueViewSet, TournamentViewSet
+from tournaments.games.api import GameViewSet
+from tournaments.games.api_invitations import InvitationViewSet
 
 router = DefaultRouter()
 router.register("leagues", LeagueViewSet, basename="league")

@@ -1,6 +1,6 @@
 """The director's console (``/director/``), for staff and each league's directors: create
 leagues, seasons and tournaments, register players, run the rounds, swap, rule on a score,
-print and export. Thin: each form's data goes to ``tournaments.services.competitions``; a
+print and export. Thin: each form's data goes to ``tournaments.competitions.services``; a
 refusal is shown on its field, and nothing is half-created (each service is one transaction).
 """
 
@@ -17,9 +17,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from hearts_league.api import DomainError
-from tournaments import selectors_competitions as selectors
+from tournaments.competitions import selectors, services
 from tournaments.models import Player, Registration, Round, Table, Tournament
-from tournaments.services import competitions as services
 from web import forms
 from web.views import _page
 

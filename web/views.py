@@ -23,7 +23,7 @@ from web.rules import describe
 
 def _page(request: HttpRequest, template: str, page: str, **context) -> HttpResponse:
     player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    from tournaments.selectors_competitions import directs
+    from tournaments.competitions.selectors import directs
 
     context.update(page=page, me=player, director=directs(request.user))
     return render(request, f"web/{template}", context)

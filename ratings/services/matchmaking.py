@@ -29,8 +29,8 @@ from hearts_league.api import DomainError
 from ratings.conf import setting
 from ratings.models import QueueEntry, Rating
 from ratings.selectors import pool_model, unfinished_game_of, unfinished_games_of
+from tournaments.games.services import SeatSpec, game_create
 from tournaments.models import Game, Player
-from tournaments.services.games import SeatSpec, game_create
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ import pytest
 from tests.engine.test_analysis import QUEEN_ON_OWN_TRICK
 from tests.tournaments.conftest import scheduler  # noqa: F401  (a fixture: CPU moves and timers recorded, not sent)
 from tests.tournaments.helpers import next_command, seated_table
-from tournaments import eventstore
+from tournaments.games import eventstore
+from tournaments.games.services import game_execute_command
 from tournaments.models import Game
-from tournaments.services.games import game_execute_command
 
 SMALL = {"play_samples": 40, "pass_screen": 6, "pass_finalists": 1, "pass_samples": 30}
 QUEEN_PLAYS = [(0, "2C"), (1, "AC"), (2, "6C"), (3, "TC"), (1, "5S"), (2, "JS"), (3, "4S"), (0, "QS")]

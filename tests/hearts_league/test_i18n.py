@@ -14,7 +14,7 @@ from hearts_league.asgi import application
 from hearts_league.i18n import localize
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import client_for, seated_table
-from tournaments.services.tickets import ws_ticket_issue
+from tournaments.games.tickets import ws_ticket_issue
 
 SPANISH_LEAD = "La salida de la primera baza es con el 2♣."
 

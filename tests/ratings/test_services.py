@@ -11,7 +11,7 @@ from ratings.rating import Skill, make_model
 from ratings.services import rating_record_game
 from tests.factories import CpuPlayerFactory, LeagueFactory, PlayerFactory, RatingFactory
 from tests.ratings.helpers import T0, finished_game, global_rating
-from tournaments.tasks import game_finished
+from tournaments.autoplay.tasks import game_finished
 
 pytestmark = pytest.mark.django_db
 TOL = 1e-9

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments import live
+from tournaments.dispatch import scheduler as dispatch_scheduler
 
 
 class RecordingScheduler:
@@ -33,7 +33,7 @@ class RecordingScheduler:
 
     def run_all(self, limit=20000) -> int:
         """Make every scheduled CPU move (and those they schedule in turn). Returns moves made."""
-        from tournaments.services import turns
+        from tournaments.autoplay import moves as turns
 
         moves = 0
         while self.pending and moves < limit:
@@ -47,5 +47,5 @@ class RecordingScheduler:
 def scheduler(monkeypatch, django_capture_on_commit_callbacks, settings):
     """Run on-commit callbacks and record scheduled tasks instead of sending them to Celery."""
     recorder = RecordingScheduler(django_capture_on_commit_callbacks)
-    monkeypatch.setattr(live, "scheduler", recorder)
+    monkeypatch.setattr(dispatch_scheduler, "backend", recorder)
     return recorder

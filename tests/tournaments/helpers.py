@@ -23,7 +23,7 @@ def client_for(player) -> APIClient:
 def seated_table(players=4, rules=None, **options):
     """A started table of human players; returns (game, players, clients by seat)."""
     people = [PlayerFactory() for _ in range(players)]
-    from tournaments.services.games import SeatSpec, game_create
+    from tournaments.games.services import SeatSpec, game_create
 
     game = game_create(
         creator=people[0],
@@ -65,8 +65,8 @@ def play_through_api(game: Game, clients, max_steps=5000) -> Game:
 
 def play_through_services(game: Game, people, max_steps=5000) -> Game:
     """Play to the end through the service layer (faster than HTTP), lowest legal card."""
-    from tournaments import eventstore
-    from tournaments.services.games import game_execute_command
+    from tournaments.games import eventstore
+    from tournaments.games.services import game_execute_command
 
     for _ in range(max_steps):
         game.refresh_from_db()

@@ -9,8 +9,8 @@ from django.test import Client
 
 import engine
 from tests.factories import CpuPlayerFactory, LeagueFactory, PlayerFactory, UserFactory
+from tournaments.competitions import services
 from tournaments.models import Player, Registration, Round, Ruling, Tournament
-from tournaments.services import competitions as services
 
 pytestmark = pytest.mark.django_db
 
@@ -159,7 +159,7 @@ def test_the_projector_screen_is_a_page_without_controls():
 
 
 def test_a_guest_is_turned_into_an_account_of_the_club_and_registered(staff):
-    from tournaments.services.players import player_guest_for_device
+    from tournaments.clubs.services import player_guest_for_device
 
     tournament = services.tournament_create(league=LeagueFactory(), name="Guests welcome")
     guest = player_guest_for_device(device_id="phone-of-pat", display_name="Pat Guest")
@@ -174,7 +174,7 @@ def test_a_guest_is_turned_into_an_account_of_the_club_and_registered(staff):
 
 def test_a_guest_whose_name_a_member_of_the_club_has_stays_a_guest(staff):
     from tests.tournaments.helpers import client_for
-    from tournaments.services.players import player_guest_for_device
+    from tournaments.clubs.services import player_guest_for_device
 
     tournament = services.tournament_create(league=LeagueFactory(), name="Guests welcome")
     PlayerFactory(display_name="Sam", club=tournament.league.club)

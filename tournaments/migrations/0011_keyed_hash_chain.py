@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 
 def seal_existing_logs(apps, schema_editor):
-    from tournaments.eventstore import chain_seal
+    from tournaments.games.eventstore import chain_seal
 
     Game = apps.get_model("tournaments", "Game")
     for pk, seq, head in Game.objects.filter(seq__gt=0).values_list("pk", "seq", "head_hash").iterator():

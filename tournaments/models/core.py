@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.names import display_name_key
+from tournaments.clubs.names import display_name_key
 
 
 class Club(models.Model):
@@ -65,7 +65,7 @@ class Player(models.Model):
         max_length=180,
         editable=False,
         default="",
-        help_text="display name case-folded (tournaments.names): unique per club",
+        help_text="display name case-folded (tournaments.clubs.names): unique per club",
     )
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")
@@ -141,7 +141,10 @@ class Game(models.Model):
         default=0, editable=False, help_text="events up to here were hashed before the chain key (plain sha256)"
     )
     chain_seal = models.CharField(
-        max_length=64, blank=True, editable=False, help_text="HMAC of those events' last hash (tournaments.eventstore)"
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="HMAC of those events' last hash (tournaments.games.eventstore)",
     )
     deal_salt = models.CharField(
         max_length=64, blank=True, editable=False, help_text="secret until the game ends; proves the deals were fixed"
@@ -301,7 +304,7 @@ class GameEvent(models.Model):
 
     ``hash = HMAC-SHA256(HEARTS_CHAIN_KEY, previous hash + canonical JSON of this event)``, so
     editing any stored event breaks the chain from there on, and only the key's holder could
-    recompute it (see ``tournaments.eventstore``).
+    recompute it (see ``tournaments.games.eventstore``).
     """
 
     class Cause(models.TextChoices):

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from tests.factories import CpuPlayerFactory, LeagueFactory, UserFactory
+from tournaments.competitions import services
 from tournaments.models import Round
-from tournaments.services import competitions as services
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from rest_framework.pagination import PageNumberPagination
 
 from tests.factories import ClubFactory, CpuPlayerFactory, LeagueFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import client_for
+from tournaments.competitions import services
 from tournaments.models import Registration, Tournament
-from tournaments.services import competitions as services
 
 pytestmark = pytest.mark.django_db
 

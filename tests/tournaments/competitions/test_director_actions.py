@@ -8,9 +8,9 @@ import pytest
 
 from tests.factories import CpuPlayerFactory, LeagueFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import client_for
+from tournaments.competitions import services
+from tournaments.competitions.selectors import standings_for_tournament
 from tournaments.models import Player, Registration, Ruling, TableResult
-from tournaments.selectors_competitions import standings_for_tournament
-from tournaments.services import competitions as services
 
 pytestmark = pytest.mark.django_db
 

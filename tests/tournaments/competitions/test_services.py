@@ -18,14 +18,14 @@ from tests.factories import (
     TableResultFactory,
     TournamentFactory,
 )
-from tournaments import tasks
-from tournaments.eventstore import audit_game
+from tournaments.autoplay import tasks
+from tournaments.autoplay.moves import game_cpu_move
+from tournaments.competitions import services
+from tournaments.competitions.seating import meeting_pairs, repeat_meetings
+from tournaments.competitions.selectors import standings_for_tournament
+from tournaments.games.eventstore import audit_game
+from tournaments.games.services import game_leave
 from tournaments.models import Game, GameEvent, Registration, Round, Table, TableResult, Tournament
-from tournaments.seating import meeting_pairs, repeat_meetings
-from tournaments.selectors_competitions import standings_for_tournament
-from tournaments.services import competitions as services
-from tournaments.services.games import game_leave
-from tournaments.services.turns import game_cpu_move
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 given seat may know after each event, and a checker that finds, in anything a door returned,
 a card or a secret the viewer may not know.
 
-It is written from the rules of docs/reliability.md, not from ``tournaments.visibility``:
+It is written from the rules of docs/reliability.md, not from ``tournaments.games.visibility``:
 
 - after event k, the cards in another seat's hand (a pass not yet exchanged still counts as
   its passer's), and the kitty before the first trick takes it, are hidden from a viewer
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import engine
 from engine.cards import NAMES, SUIT_SYMBOLS
-from tournaments.events import TABLE_EVENT_TYPES
+from tournaments.games.events import TABLE_EVENT_TYPES
 
 CARD = re.compile(r"(?<![A-Za-z0-9%])((?:10|[2-9TJQKA])[CDHS♣♦♥♠])(?![A-Za-z0-9])")
 _SYMBOL = {s: "CDHS"[i] for i, s in enumerate(SUIT_SYMBOLS)}

@@ -23,7 +23,7 @@ from tests.processes import (  # noqa: F401  (re-exported for the reliability te
     stop,
     wait_for,
 )
-from tournaments import eventstore
+from tournaments.games import eventstore
 from tournaments.models import Game, GameEvent
 
 needs_real_backends = pytest.mark.skipif(

@@ -13,13 +13,13 @@ from rest_framework.test import APIClient
 
 from ratings.models import QueueEntry
 from tests.factories import LeagueFactory, PlayerFactory
-from tests.tournaments.consumers.test_game_consumer import connect, drain, frames_until
 from tests.tournaments.helpers import client_for, play_through_services
-from tournaments import eventstore
+from tests.tournaments.live.test_game_consumer import connect, drain, frames_until
+from tournaments.autoplay.sweeper import game_run_finished_hooks
+from tournaments.competitions import services as competitions
+from tournaments.games import eventstore
+from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_join, game_leave
 from tournaments.models import Game, GameEvent, Round
-from tournaments.services import competitions
-from tournaments.services.games import SeatSpec, game_create, game_execute_command, game_join, game_leave
-from tournaments.services.turns import game_run_finished_hooks
 
 
 def _play_table(table, people):

@@ -41,11 +41,12 @@ from tests.tournaments.reliability.support import (
     wait_for,
 )
 from tests.tournaments.reliability.wsclient import WebSocket
-from tournaments import eventstore, live
+from tournaments.dispatch import scheduler as dispatch_scheduler
+from tournaments.games import eventstore
+from tournaments.games import services as game_services
+from tournaments.games.services import SeatSpec, game_create, game_execute_command
+from tournaments.games.tickets import ws_ticket_issue
 from tournaments.models import Game, GameEvent
-from tournaments.services import games as game_services
-from tournaments.services.games import SeatSpec, game_create, game_execute_command
-from tournaments.services.tickets import ws_ticket_issue
 
 pytestmark = [needs_real_backends, pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -140,28 +141,6 @@ def test_a_worker_killed_holding_a_turn_timer_loses_no_move_and_makes_none_twice
 # --- 2. Redis restarts during a game -------------------------------------------------------------
 
 
-class _BrokerScheduler(live.CeleryScheduler):
-    """The project's scheduler, sending to the private Redis's broker."""
-
-    def __init__(self, app: Celery):
-        self.app = app
-
-    def _send(self, name, args, countdown=0.0):
-        self.app.send_task(name, args=args, countdown=countdown, queue=django_settings.CELERY_TASK_DEFAULT_QUEUE)
-
-    def cpu_move(self, game_id, seq, delay):
-        self._send("tournaments.cpu_move", [game_id, seq], delay)
-
-    def turn_timer(self, game_id, deadline):
-        self._send("tournaments.turn_timeout", [game_id, deadline.isoformat()])
-
-    def game_finished(self, game_id):
-        self._send("tournaments.game_finished", [game_id])
-
-    def away_check(self, game_id, seat, since, delay):
-        self._send("tournaments.vacate_if_still_gone", [game_id, seat, since.isoformat()], delay)
-
-
 @pytest.fixture
 def private_redis(settings, monkeypatch, tmp_path):
     if redis_server_binary() is None:
@@ -179,7 +158,7 @@ def private_redis(settings, monkeypatch, tmp_path):
         task_publish_retry=False,
         broker_connection_timeout=1,
     )
-    monkeypatch.setattr(live, "scheduler", _BrokerScheduler(app))
+    monkeypatch.setattr(dispatch_scheduler, "backend", dispatch_scheduler.CeleryScheduler(app))  # to the private Redis
     state = {"port": port, "url": url, "server": server, "app": app}
     yield state
     stop(state["server"])
@@ -269,7 +248,7 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
 
         # a client reconnects with after=N and sees every event since, in order
         async def resume():
-            from tests.tournaments.consumers.test_game_consumer import connect, frames_until
+            from tests.tournaments.live.test_game_consumer import connect, frames_until
 
             communicator, connected, _ = await connect(game, people[0], after=seen)
             assert connected
@@ -451,8 +430,8 @@ async def _play_over_two_servers(game_id, ports, tickets, commands):
 def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_the_player_gets_it_back(
     settings, tmp_path
 ):
+    from tournaments.autoplay import sweeper
     from tournaments.models import GameSeat, ServerHeartbeat
-    from tournaments.services import turns
 
     # the sweeper runs here; its away check goes to the worker
     settings.HEARTS_SERVER_DEAD_AFTER, settings.HEARTS_AWAY_GRACE = 2.0, 0.5
@@ -476,7 +455,7 @@ def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_
         assert not GameSeat.objects.get(game=game, seat=0).away
 
         def swept_and_away():
-            turns.sweep_stalled_games()
+            sweeper.sweep_stalled_games()
             return GameSeat.objects.get(game=game, seat=0).away
 
         wait_for(swept_and_away, timeout=30, every=0.5, what="the seat to go to the CPU")

@@ -19,15 +19,15 @@ from channels.db import database_sync_to_async
 import engine
 from engine.arena import make_deal
 from tests.factories import PlayerFactory
-from tests.tournaments.consumers.test_game_consumer import connect, frames_until
 from tests.tournaments.helpers import client_for, seated_table
+from tests.tournaments.live.test_game_consumer import connect, frames_until
 from tests.tournaments.reliability.support import (
     assert_nothing_leaks,
     current_hand_part,
     forbidden_cards,
     secrets_of,
 )
-from tournaments import eventstore
+from tournaments.games import eventstore
 from tournaments.models import Game
 
 

@@ -2,7 +2,7 @@
 content types as documented), and DRF throttling on commands and auth (429 with a code).
 
 WebSocket hostile input (not JSON, too big, unknown type, wrong field types, floods) is covered
-in tests/tournaments/consumers/test_game_consumer.py.
+in tests/tournaments/live/test_game_consumer.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import client_for, next_command, seated_table
-from tournaments import eventstore
+from tournaments.games import eventstore
 from tournaments.models import Game
 
 pytestmark = pytest.mark.django_db

@@ -11,9 +11,9 @@ from rest_framework.authtoken.models import Token
 from tests.factories import ClubFactory, LeagueFactory, PlayerFactory, TournamentFactory, UserFactory
 from tests.tournaments.helpers import client_for, next_command, seated_table
 from tests.tournaments.reliability.support import CARD, forbidden_cards
-from tournaments import eventstore
+from tournaments.games import eventstore
+from tournaments.games.services import SeatSpec, game_create
 from tournaments.models import Game, GameEvent, GameSeat
-from tournaments.services.games import SeatSpec, game_create
 
 pytestmark = pytest.mark.django_db
 

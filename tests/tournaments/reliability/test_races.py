@@ -17,9 +17,9 @@ from hearts_league.api import DomainError
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import next_command
 from tests.tournaments.reliability.support import USING_POSTGRES
-from tournaments import eventstore
-from tournaments.models import Game, GameEvent
-from tournaments.services.games import (
+from tournaments.autoplay.moves import game_cpu_move
+from tournaments.games import eventstore
+from tournaments.games.services import (
     SeatSpec,
     game_create,
     game_execute_command,
@@ -27,7 +27,8 @@ from tournaments.services.games import (
     game_leave,
     lock_game,
 )
-from tournaments.services.turns import cpu_seats, game_cpu_move
+from tournaments.games.turns import cpu_seats
+from tournaments.models import Game, GameEvent
 
 RACE_RUNS = int(os.environ.get("HEARTS_RACE_RUNS", "3"))
 

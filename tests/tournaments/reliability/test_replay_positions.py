@@ -15,10 +15,10 @@ from rest_framework.test import APIClient
 
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import client_for
-from tournaments import eventstore
+from tournaments.autoplay.moves import game_cpu_move
+from tournaments.games import eventstore
+from tournaments.games.services import SeatSpec, game_create, game_execute_command
 from tournaments.models import Game
-from tournaments.services.games import SeatSpec, game_create, game_execute_command
-from tournaments.services.turns import game_cpu_move
 
 REPLAY_GAMES = int(os.environ.get("HEARTS_REPLAY_GAMES", "5"))
 

@@ -44,10 +44,13 @@ from hearts_league.asgi import application
 from tests.factories import LeagueFactory, PlayerFactory
 from tests.tournaments.helpers import client_for
 from tests.tournaments.reliability.oracle import Secrets, Truth, check
-from tournaments import eventstore, live
-from tournaments.models import Game, GameEvent, GameSeat, Player, Round, Table
-from tournaments.services import competitions
-from tournaments.services.games import (
+from tournaments.autoplay.moves import game_cpu_move
+from tournaments.autoplay.sweeper import game_run_finished_hooks
+from tournaments.clubs.services import player_guest_for_device
+from tournaments.competitions import services as competitions
+from tournaments.dispatch import scheduler as dispatch_scheduler
+from tournaments.games import eventstore
+from tournaments.games.services import (
     SeatSpec,
     game_create,
     game_execute_command,
@@ -56,9 +59,8 @@ from tournaments.services.games import (
     game_reassign_seat,
     invitation_answer,
 )
-from tournaments.services.players import player_guest_for_device
-from tournaments.services.tickets import ws_ticket_issue
-from tournaments.services.turns import game_cpu_move, game_run_finished_hooks
+from tournaments.games.tickets import ws_ticket_issue
+from tournaments.models import Game, GameEvent, GameSeat, Player, Round, Table
 
 MATRIX_GAMES = int(os.environ.get("HEARTS_MATRIX_GAMES", "6"))
 TINY_ANALYSIS = {"play_samples": 2, "pass_screen": 2, "pass_finalists": 1, "pass_samples": 2}
@@ -879,7 +881,7 @@ def quiet_timers(settings, monkeypatch):
         def __getattr__(self, name):
             return lambda *args, **kwargs: None
 
-    monkeypatch.setattr(live, "scheduler", Nothing())
+    monkeypatch.setattr(dispatch_scheduler, "backend", Nothing())
     # every viewer asks the analysis and command doors at every moment of up to 200 games:
     # the per-user throttles (tested on their own) would answer 429 instead of the door
     monkeypatch.setattr(

@@ -15,7 +15,7 @@ from fractions import Fraction
 from tests.web.e2e.conftest import pytestmark, screenshot  # noqa: F401 - the skip marker applies here
 
 PASSWORD = "evening password 12"
-POINTS = {3: (4, 2, 0), 4: (4, 2, 1, 0)}  # the defaults (tournaments.standings.DEFAULT_POINTS_BY_PLACE)
+POINTS = {3: (4, 2, 0), 4: (4, 2, 1, 0)}  # the defaults (tournaments.competitions.standings.DEFAULT_POINTS_BY_PLACE)
 
 
 class Player:
@@ -243,7 +243,7 @@ def test_a_directors_evening(browser, live_server_url):
 
 SEAT_45 = """
 from tournaments.models import League, Player
-from tournaments.services import competitions as services
+from tournaments.competitions import services
 t = services.tournament_create(league=League.objects.get(slug="thursday-league"), name="Big night", seed=9,
                                round_mode="fixed_hands", hands_per_round=1, seeding="lot")
 for i in range(45):

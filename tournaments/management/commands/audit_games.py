@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from tournaments.eventstore import audit_game
+from tournaments.games.eventstore import audit_game
 from tournaments.models import Game
 
 

@@ -4,8 +4,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from tournaments.clubs.services import player_get_or_create_cpu, player_register
 from tournaments.models import Club, League, Player
-from tournaments.services.players import player_get_or_create_cpu, player_register
 
 DEMO_MEMBERS = ["alice", "bruno", "carmen", "dmitri", "elena", "farid"]
 DEMO_PASSWORD = "hearts-demo"

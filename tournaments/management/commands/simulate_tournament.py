@@ -11,26 +11,26 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from hearts_league.api import DomainError
-from tournaments import live
-from tournaments.models import Club, League, Player, Tournament
-from tournaments.selectors_competitions import standings_for_tournament
-from tournaments.services.competitions import (
+from tournaments.competitions.selectors import standings_for_tournament
+from tournaments.competitions.services import (
     table_play_cpus,
     tournament_create,
     tournament_register,
     tournament_start_round,
 )
+from tournaments.dispatch import scheduler
+from tournaments.models import Club, League, Player, Tournament
 
 
 @contextmanager
 def _quiet_live():
     """No WebSocket notifications or Celery tasks for the simulated games: moves are made here."""
-    original = live.game_advanced
-    live.game_advanced = lambda *args, **kwargs: None
+    original = scheduler.game_advanced
+    scheduler.game_advanced = lambda *args, **kwargs: None
     try:
         yield
     finally:
-        live.game_advanced = original
+        scheduler.game_advanced = original
 
 
 class Command(BaseCommand):

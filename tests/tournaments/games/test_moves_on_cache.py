@@ -1,0 +1,133 @@
+"""A move written in one guarded statement from the cached state, row and seats (PostgreSQL):
+one round trip when this process moved the game last, and the locked path's answer whenever
+the cache is stale, the command is a retry or the move is refused."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from hearts_league.api import DomainError
+from tests.tournaments.helpers import next_command, seated_table
+from tournaments.games import eventstore
+from tournaments.games.services import game_execute_command
+from tournaments.models import Game, GameEvent
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the guarded statement is PostgreSQL's"),
+]
+
+
+def _view(game: Game, seat: int) -> dict:
+    return eventstore.read_engine_game(game, lambda state: state.view(seat))
+
+
+def _move(game_id: int, people, seat: int | None = None, **options):
+    game = Game.objects.get(pk=game_id)
+    if seat is None:
+        seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
+    return game_execute_command(
+        game_id=game_id, player=people[seat], command=next_command(_view(game, seat)), **options
+    )
+
+
+def _log(game: Game) -> list[tuple]:
+    return list(GameEvent.objects.filter(game=game).order_by("seq").values_list("seq", "type", "actor_seat"))
+
+
+def _clean(game: Game) -> None:
+    game.refresh_from_db()
+    assert eventstore.audit_game(game).ok
+    eventstore.engine_cache.clear()
+    assert (
+        eventstore.read_engine_game(game, lambda s: s.state_dict()) == eventstore.rebuild_engine_game(game).state_dict()
+    )
+
+
+def test_a_move_after_this_process_moved_the_game_is_one_statement_without_a_lock():
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)  # the first move reads and locks: it leaves the row and seats cached
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    with CaptureQueriesContext(connection) as queries:
+        result = game_execute_command(game_id=game.pk, player=people[1], command=command)
+    assert len(queries) == 1, [q["sql"] for q in queries]
+    assert queries[0]["sql"].startswith("WITH moved AS (UPDATE") and "FOR UPDATE" not in queries[0]["sql"]
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.seq, stored.head_hash) == (result.game.seq, result.game.head_hash)
+    assert [row.pk for row in result.events] == list(
+        GameEvent.objects.filter(game=game, seq__gt=stored.seq - len(result.events))
+        .order_by("seq")
+        .values_list("pk", flat=True)
+    )
+    _clean(game)
+
+
+def test_a_whole_game_moved_on_the_cache_audits_clean_and_equals_a_rebuild():
+    game, people, _ = seated_table(hand_limit=2)
+    while Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE:
+        _move(game.pk, people)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.final_totals is not None
+    assert GameEvent.objects.filter(game=game, type="HandLimitReached").count() == 1
+    _clean(game)
+
+
+def test_a_stale_cache_writes_nothing_and_the_locked_path_makes_the_move():
+    """Another process moved the game since this one cached it: the guard matches no row, and
+    the move is made on the current log instead (passes are simultaneous, so seat 2's is legal
+    in both the stale and the current state)."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    stale = eventstore.engine_cache.take(game.pk)
+    _move(game.pk, people, seat=1)  # "another process": this one's cache does not see it
+    eventstore.engine_cache.clear()
+    eventstore.engine_cache.put(game.pk, *stale)
+    _move(game.pk, people, seat=2)
+    passes = [seat for _, kind, seat in _log(game) if kind == "CardsPassed"]
+    assert passes == [0, 1, 2]
+    _clean(game)
+
+
+def test_a_retried_command_id_appends_nothing_whether_the_cache_is_current_or_stale():
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    first = _move(game.pk, people, seat=2, command_id="pass-once")
+    again = _move(game.pk, people, seat=2, command_id="pass-once")  # current cache: the engine refuses, then
+    assert again.duplicate and [r.seq for r in again.events] == [r.seq for r in first.events]
+    stale = eventstore.engine_cache.take(game.pk)
+    _move(game.pk, people, seat=1, command_id="pass-of-one")
+    eventstore.engine_cache.clear()
+    eventstore.engine_cache.put(game.pk, *stale)  # a cache from before seat 1's pass, after seat 2's
+    retried = _move(game.pk, people, seat=1, command_id="pass-of-one")
+    assert retried.duplicate
+    assert [seat for _, kind, seat in _log(game) if kind == "CardsPassed"] == [0, 2, 1]
+    _clean(game)
+
+
+def test_an_illegal_move_on_the_cache_is_refused_with_the_engines_code_and_writes_nothing():
+    game, people, _ = seated_table()
+    for seat in range(4):
+        _move(game.pk, people, seat=seat)  # the passes: now the holder of the two of clubs leads
+    game.refresh_from_db()
+    leader = eventstore.read_engine_game(game, lambda state: state.to_act[0])
+    hand = _view(game, leader)["hand"]
+    illegal = next(card for card in hand if card != "2C")
+    before = _log(game)
+    with pytest.raises(DomainError) as refused:
+        game_execute_command(game_id=game.pk, player=people[leader], command={"type": "play", "card": illegal})
+    assert refused.value.error_code == "must_lead_two_of_clubs" or refused.value.status_code == 400
+    assert _log(game) == before
+    with CaptureQueriesContext(connection) as queries:
+        _move(game.pk, people, seat=leader)  # the refusal gave the cached entry back
+    assert any(q["sql"].startswith("WITH moved AS") for q in queries)
+    _clean(game)
+
+
+def test_with_moves_on_cache_off_every_move_locks_the_game(settings):
+    settings.HEARTS_MOVES_ON_CACHE = False
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    with CaptureQueriesContext(connection) as queries:
+        _move(game.pk, people, seat=1)
+    assert any("FOR UPDATE" in q["sql"] for q in queries)
+    assert not any(q["sql"].startswith("WITH moved AS") for q in queries)

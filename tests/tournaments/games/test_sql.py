@@ -1,0 +1,180 @@
+"""The hand-written statements of a move read and write exactly what the ORM would."""
+
+import threading
+from datetime import UTC, datetime
+
+import pytest
+from django.db import connection as db_connection  # noqa: F401 (a skipif condition reads it)
+from django.forms.models import model_to_dict
+
+from tests.factories import CpuPlayerFactory, GameFactory, GameSeatFactory, PlayerFactory
+from tests.tournaments.helpers import seated_table
+from tournaments.games import eventstore, sql
+from tournaments.games.feed import _game_and_events_since
+from tournaments.games.services import _earlier_events, _lock_game_with_seats, game_execute_command
+from tournaments.models import Game, GameEvent, GameSeat
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(obj) -> dict:
+    return {field.attname: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
+
+
+def test_a_loaded_row_equals_the_orms_json_datetimes_and_nulls_included():
+    game = GameFactory(
+        rules={"players": 4, "moon": "add_to_others"},
+        final_totals=[3, 26, 0, 101],
+        planned_deals=[[["2C"]]],
+        finished_at=datetime(2026, 11, 29, 12, 0, 1, 5, tzinfo=UTC),
+        turn_deadline=None,
+    )
+    columns = sql.Columns(Game, "g")
+    row = sql.fetch(f"SELECT {columns.select()} FROM {sql.table(Game)} g WHERE g.id = %s", [game.pk])[0]
+    loaded = columns.loader()(row)
+    assert _fields(loaded) == _fields(Game.objects.get(pk=game.pk))
+    assert loaded.final_totals == [3, 26, 0, 101] and loaded.turn_deadline is None
+    assert not loaded._state.adding
+    loaded.status = Game.Status.FINISHED
+    loaded.save()  # an ordinary instance: the ORM can go on with it
+    assert Game.objects.get(pk=game.pk).status == Game.Status.FINISHED
+
+
+def test_insert_sets_primary_keys_and_stores_what_bulk_create_would():
+    game = GameFactory()
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    rows = [
+        GameEvent(
+            game=game,
+            seq=seq,
+            type="CardPlayed",
+            version=1,
+            payload={"seat": seq, "card": "QS"},
+            recorded_at=now,
+            command_id="c1",
+            actor_seat=seq,
+            cause=GameEvent.Cause.PLAYER,
+            hash=f"{seq:064d}",
+        )
+        for seq in (1, 2)
+    ]
+    sql.insert(rows)
+    assert all(row.pk is not None and not row._state.adding for row in rows)
+    stored = {row.pk: row for row in GameEvent.objects.filter(game=game)}
+    assert {pk: _fields(row) for pk, row in stored.items()} == {row.pk: _fields(row) for row in rows}
+
+
+def test_update_writes_only_the_named_fields():
+    game = GameFactory(seq=3, head_hash="a" * 64, turn_key="")
+    game.seq, game.head_hash, game.final_totals = 4, "b" * 64, [1, 2, 3, 4]
+    game.turn_key = "not saved"
+    sql.update(game, ["seq", "head_hash", "final_totals"])
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.seq, stored.head_hash, stored.final_totals, stored.turn_key) == (4, "b" * 64, [1, 2, 3, 4], "")
+
+
+@pytest.mark.skipif("db_connection.vendor != 'postgresql'", reason="data-modifying WITH is PostgreSQL's")
+def test_update_and_insert_if_writes_both_when_the_row_matches_and_neither_when_it_does_not():
+    game = GameFactory(seq=3, head_hash="a" * 64)
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+    def rows(first):
+        return [
+            GameEvent(
+                game=game,
+                seq=seq,
+                type="CardPlayed",
+                version=1,
+                payload={"seat": 0, "card": "QS"},
+                recorded_at=now,
+                command_id="",
+                actor_seat=0,
+                cause=GameEvent.Cause.PLAYER,
+                hash=f"{seq:064d}",
+            )
+            for seq in (first, first + 1)
+        ]
+
+    moved = rows(4)
+    game.seq, game.head_hash = 5, "b" * 64
+    assert sql.update_and_insert_if(game, ["seq", "head_hash"], '"seq" = %s', [3], moved)
+    assert all(row.pk is not None and not row._state.adding for row in moved)
+    stored = {row.pk: row for row in GameEvent.objects.filter(game=game)}
+    assert {pk: _fields(row) for pk, row in stored.items()} == {row.pk: _fields(row) for row in moved}
+    assert Game.objects.filter(pk=game.pk, seq=5, head_hash="b" * 64).exists()
+    game.seq = 7
+    assert not sql.update_and_insert_if(game, ["seq"], '"seq" = %s', [3], rows(6))  # it is at 5 now
+    assert GameEvent.objects.filter(game=game).count() == 2 and Game.objects.get(pk=game.pk).seq == 5
+
+
+def test_update_of_a_deleted_row_raises():
+    game = GameFactory()
+    Game.objects.filter(pk=game.pk).delete()
+    with pytest.raises(Game.DoesNotExist):
+        sql.update(game, ["seq"])
+
+
+def test_locking_a_game_gives_its_seats_in_order_with_players_and_open_seats():
+    game = GameFactory()
+    human, cpu = PlayerFactory(), CpuPlayerFactory()
+    for seat, player in ((2, None), (0, human), (1, cpu)):
+        GameSeatFactory(game=game, seat=seat, player=player)
+    locked, seats = _lock_game_with_seats(game.pk)
+    assert _fields(locked) == _fields(Game.objects.get(pk=game.pk))
+    orm = list(GameSeat.objects.filter(game=game).select_related("player").order_by("seat"))
+    assert [_fields(s) for s in seats] == [_fields(s) for s in orm]
+    assert [s.player and model_to_dict(s.player) for s in seats] == [model_to_dict(human), model_to_dict(cpu), None]
+    assert all(s.game is locked for s in seats)
+
+
+def test_a_retried_command_finds_what_it_appended_and_the_feed_reads_the_same_rows():
+    game, people, _ = seated_table()
+    view = eventstore.read_engine_game(game, lambda s: s.view(0))
+    first = game_execute_command(
+        game_id=game.pk, player=people[0], command_id="x1", command={"type": "pass", "cards": view["hand"][:3]}
+    )
+    earlier = _earlier_events(first.game, "x1", 0)
+    assert [_fields(r) for r in earlier] == [_fields(r) for r in first.events]
+    fresh, rows = _game_and_events_since(game.pk, first.events[0].seq - 1)
+    assert _fields(fresh) == _fields(Game.objects.get(pk=game.pk))
+    assert [_fields(r) for r in rows] == [
+        _fields(r) for r in GameEvent.objects.filter(game=game, seq__gte=first.events[0].seq).order_by("seq")
+    ]
+    assert _game_and_events_since(game.pk, fresh.seq) == (None, [])
+
+
+def test_insert_splits_a_long_log_into_statements_the_database_accepts(monkeypatch):
+    monkeypatch.setattr(sql, "INSERT_BATCH", 2)
+    game = GameFactory()
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    rows = [
+        GameEvent(game=game, seq=seq, type="CardPlayed", version=1, payload={}, recorded_at=now, hash=f"{seq:064d}")
+        for seq in range(1, 6)
+    ]
+    sql.insert(rows)
+    assert sorted(r.pk for r in rows) == sorted(GameEvent.objects.filter(game=game).values_list("pk", flat=True))
+
+
+def test_a_thread_never_loads_rows_with_a_half_built_converter_list(monkeypatch):
+    """The first two loads in a fresh process may race: the second must not see a partial cache."""
+    game = GameFactory(rules={"players": 4}, final_totals=[1, 2, 3, 4])
+    columns = sql.Columns(Game, "g")
+    row = sql.fetch(f"SELECT {columns.select()} FROM {sql.table(Game)} g WHERE g.id = %s", [game.pk])[0]
+    final_totals = Game._meta.get_field("final_totals")
+    building, go_on = threading.Event(), threading.Event()
+    original = type(final_totals).get_db_converters
+
+    def slow_for_the_first_thread(field, connection):
+        if field is final_totals and threading.current_thread().name == "first":
+            building.set()
+            go_on.wait(5)
+        return original(field, connection)
+
+    monkeypatch.setattr(type(final_totals), "get_db_converters", slow_for_the_first_thread)
+    first = threading.Thread(target=columns.loader, name="first")
+    first.start()
+    assert building.wait(5)
+    loaded = columns.loader()(row)  # while the first thread is still building
+    go_on.set()
+    first.join()
+    assert loaded.rules == {"players": 4} and loaded.final_totals == [1, 2, 3, 4]

@@ -1,0 +1,177 @@
+"""The tournament's live board over ``ws/tournaments/<id>/``: pushed on every change, never a card."""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from engine.cards import NAMES
+from hearts_league.asgi import application
+from tests.factories import LeagueFactory, PlayerFactory
+from tests.tournaments.helpers import next_command
+from tournaments.competitions import services
+from tournaments.games import eventstore
+from tournaments.games.services import game_execute_command
+from tournaments.models import Game
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+CARD_NAMES = set(NAMES.values()) if isinstance(NAMES, dict) else set(NAMES)
+
+
+def _strings(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def assert_no_card(frame):
+    shown = set(_strings(frame)) & CARD_NAMES
+    assert not shown, f"the board shows cards {shown}"
+
+
+async def connect(tournament_id):
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/tournaments/{tournament_id}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    return communicator
+
+
+def _tournament(n):
+    tournament = services.tournament_create(
+        league=LeagueFactory(), name="Board night", seed=3, round_mode="fixed_hands", hands_per_round=2
+    )
+    people = [PlayerFactory() for _ in range(n)]
+    for person in people:
+        services.tournament_register(tournament_id=tournament.pk, player=person)
+    return tournament, {p.pk: p for p in people}
+
+
+def _play_one(game_id, people):
+    game = Game.objects.get(pk=game_id)
+    seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
+    view = eventstore.read_engine_game(game, lambda state: state.view(seat))
+    player_id = game.seats.get(seat=seat).player_id
+    game_execute_command(game_id=game_id, player=people[player_id], command=next_command(view))
+    return seat
+
+
+async def test_the_board_is_pushed_when_the_round_starts_and_as_cards_are_played_without_a_card():
+    tournament, people = await database_sync_to_async(_tournament)(7)
+    board = await connect(tournament.pk)
+    first = json.loads(await board.receive_from(timeout=5))
+    assert first["type"] == "board" and first["round"] is None and len(first["standings"]) == 7
+
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    started = json.loads(await board.receive_from(timeout=5))
+    assert started["round"]["number"] == 1 and started["round"]["status"] == "playing"
+    assert [len(t["seats"]) for t in started["tables"]] == [4, 3]  # tables of 4 and 3 by the seating rule
+    table = started["tables"][0]
+    assert table["hand_number"] == 1 and table["to_act"] and table["since"]
+    assert {s["player_id"] for t in started["tables"] for s in t["seats"]} == set(people)
+    assert_no_card(started)
+
+    await database_sync_to_async(_play_one)(table["game"], people)
+    moved = json.loads(await board.receive_from(timeout=5))
+    assert moved["type"] == "board"
+    assert_no_card(moved)
+    assert moved["tables"][0]["since"] >= table["since"]
+
+    await board.send_to(text_data=json.dumps({"type": "ping"}))
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "pong"
+    await board.send_to(text_data=json.dumps({"type": "play", "card": "2C"}))
+    refused = json.loads(await board.receive_from(timeout=5))
+    assert refused == {
+        "type": "error",
+        "code": "invalid_frame",
+        "detail": "The board is read-only: the only frame it takes is ping.",
+    }
+    await board.disconnect()
+
+
+async def test_an_unknown_tournament_is_refused_with_a_close_code():
+    board = WebsocketCommunicator(
+        application, "/ws/tournaments/999999/", headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    )
+    connected, _ = await board.connect(timeout=5)
+    assert connected
+    frame = json.loads(await board.receive_from(timeout=5))
+    assert frame["code"] == "tournament_not_found"
+    closed = await board.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4404}
+
+
+async def test_hostile_frames_get_an_error_frame_and_a_flood_closes_the_board(settings):
+    settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST, settings.HEARTS_WS_FLOOD_CLOSE = 0.001, 3, 2
+    tournament, _ = await database_sync_to_async(_tournament)(4)
+    board = await connect(tournament.pk)
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    for raw in ("not json", "x" * 10_000, "[1, 2]"):
+        await board.send_to(text_data=raw)
+        frame = json.loads(await board.receive_from(timeout=5))
+        assert frame["type"] == "error" and frame["code"] == "invalid_frame", raw[:20]
+    for _ in range(3):
+        await board.send_to(text_data='{"type": "ping"}')
+    codes = []
+    while True:
+        message = await board.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            assert message["code"] == 4429
+            break
+        codes.append(json.loads(message["text"]).get("code"))
+    assert codes == ["rate_limited", "rate_limited"]
+
+
+async def test_connections_told_of_the_same_change_share_one_read_of_the_board(monkeypatch):
+    from tournaments.live.board_consumer import TournamentBoardConsumer
+
+    tournament, _ = await database_sync_to_async(_tournament)(4)
+    boards = [await connect(tournament.pk) for _ in range(3)]
+    for board in boards:
+        assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    reads = []
+    real = TournamentBoardConsumer._read
+    monkeypatch.setattr(TournamentBoardConsumer, "_read", lambda self: reads.append(1) or real(self))
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    for board in boards:
+        frame = json.loads(await board.receive_from(timeout=5))
+        assert frame["round"]["status"] == "playing"
+    assert len(reads) == 1
+    for board in boards:
+        await board.disconnect()
+
+
+async def test_a_table_waiting_on_a_player_who_is_not_at_it_is_marked_until_they_open_it():
+    from tournaments.games.tickets import ws_ticket_issue
+
+    tournament, people = await database_sync_to_async(_tournament)(4)
+    board = await connect(tournament.pk)
+    await board.receive_from(timeout=5)
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    table = json.loads(await board.receive_from(timeout=5))["tables"][0]
+    seat = table["to_act"][0]
+    assert table["waiting_on_absent"] == table["to_act"] and not table["seats"][seat]["connected"]
+    player = people[table["seats"][seat]["player_id"]]
+    ticket = await database_sync_to_async(ws_ticket_issue)(user_id=player.user_id, game_id=table["game"])
+    at_table = WebsocketCommunicator(
+        application,
+        f"/ws/games/{table['game']}/?ticket={ticket}",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    assert (await at_table.connect(timeout=5))[0]
+    await board.send_to(text_data=json.dumps({"type": "ping"}))
+    seen = json.loads(await board.receive_from(timeout=5))["tables"][0]
+    assert seen["seats"][seat]["connected"] and seat not in seen["waiting_on_absent"]
+    await at_table.disconnect()
+    await board.disconnect()

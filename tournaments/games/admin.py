@@ -1,0 +1,163 @@
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils.html import format_html
+
+from tournaments.games import visibility
+from tournaments.games.eventstore import audit_game
+from tournaments.models import Club, Game, GameEvent, GameSeat, League, Player
+
+
+class VisiblePayload:
+    """Shows an event's payload as the viewing staff member may see it (``tournaments.games.visibility``):
+    staff see a live game as a spectator does, and a game they sit at as their seat."""
+
+    @admin.display(description="payload")
+    def visible_payload(self, row: GameEvent):
+        request = getattr(self, "_request", None)
+        sight = visibility.sight(row.game, request.user if request else None)
+        return visibility.visible_payload(row, sight)
+
+    def get_queryset(self, request):
+        self._request = request
+        return super().get_queryset(request).select_related("game")
+
+    def get_object(self, request, object_id, from_field=None):
+        self._request = request
+        return super().get_object(request, object_id, from_field)
+
+
+@admin.register(Club)
+class ClubAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "created_at"]
+    prepopulated_fields = {"slug": ["name"]}
+    search_fields = ["name"]
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "club", "rate_games_with_cpus", "created_at"]
+    list_filter = ["club"]
+    prepopulated_fields = {"slug": ["name"]}
+    search_fields = ["name", "club__name"]
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["display_name", "user", "club", "bot_kind", "is_guest", "created_at"]
+    list_filter = ["bot_kind", "is_guest", "club"]
+    search_fields = ["display_name", "user__username"]
+    raw_id_fields = ["user"]
+
+
+class GameSeatInline(admin.TabularInline):
+    model = GameSeat
+    extra = 0
+    fields = ["seat", "player", "away", "away_since", "disconnected_since", "joined_at"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+class GameEventInline(VisiblePayload, admin.TabularInline):
+    """The log, read-only: events are never edited or deleted."""
+
+    model = GameEvent
+    extra = 0
+    fields = ["seq", "type", "cause", "actor_seat", "recorded_at", "visible_payload", "hash"]
+    readonly_fields = fields
+    can_delete = False
+    ordering = ["seq"]
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ["id", "status", "ranked", "players_count", "seq", "created_at", "finished_at", "replay_link"]
+    list_filter = ["status", "ranked", "league"]
+    readonly_fields = [
+        "rules",
+        "status",
+        "seq",
+        "head_hash",
+        "turn_key",
+        "turn_deadline",
+        "cpu_due_at",
+        "final_totals",
+        "winner_seat",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "created_by",
+        "replay_link",
+        "audit_link",
+    ]
+    fields = ["league", "ranked", "turn_seconds", *readonly_fields]
+    inlines = [GameSeatInline, GameEventInline]
+    actions = ["audit_selected"]
+
+    @admin.display(description="replay")
+    def replay_link(self, game):
+        if not game.seq:
+            return "-"
+        return format_html('<a href="{}">replay</a>', reverse("game-replay", args=[game.pk]))
+
+    @admin.display(description="audit")
+    def audit_link(self, game):
+        return format_html('<a href="{}">audit</a>', reverse("game-audit", args=[game.pk]))
+
+    @admin.action(description="Audit the selected games (hash chain, deal commitments, replay)")
+    def audit_selected(self, request, queryset):
+        reports = [audit_game(game) for game in queryset]
+        bad = [r for r in reports if not r.ok]
+        if bad:
+            for report in bad:
+                self.message_user(
+                    request,
+                    f"Game {report.game_id}: first bad event {report.first_bad_seq}: {report.reason}",
+                    messages.ERROR,
+                )
+        self.message_user(
+            request,
+            f"{len(reports) - len(bad)} of {len(reports)} game(s) audited clean.",
+            messages.SUCCESS if not bad else messages.WARNING,
+        )
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a game's log is kept forever
+
+
+@admin.register(GameEvent)
+class GameEventAdmin(VisiblePayload, admin.ModelAdmin):
+    list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
+    list_filter = ["type", "cause"]
+    search_fields = ["game__id"]
+    fields = [
+        "game",
+        "seq",
+        "type",
+        "version",
+        "cause",
+        "actor_seat",
+        "command_id",
+        "recorded_at",
+        "visible_payload",
+        "hash",
+    ]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

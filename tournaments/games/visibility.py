@@ -1,0 +1,143 @@
+"""Who may see what of a game: the one rule every door asks (REST, WebSocket, exports, the
+admin, the tournament endpoints).
+
+A viewer is whoever asks: anonymous, a guest, a signed-in member, the player holding a seat
+*now*, a former occupant, a player at another table of the same duplicate round, staff.
+:func:`sight` turns (game, user) into a :class:`Sight`; :func:`visible_event` and
+:meth:`Sight.view` apply it to events and engine states (through ``engine.redact`` and
+``engine.Game.view``, which decide card by card).
+
+- While a game is live, a viewer sees its own seat's cards and nothing of anyone else's:
+  not the hands, not a pass before everyone has passed, not the kitty before it is taken,
+  never the shuffle seed, the deal salt or a planned deal. Staff are no exception: the
+  admin shows them a live game as a spectator sees it.
+- Once the game is over everything is shown (the salt too, so anyone can check the deals),
+  except for a *sealed* game: one whose deals other tables of a duplicate round are still
+  playing. A sealed game can be watched only by the players sitting at it (each as their
+  seat) and staff, and its hands stay hidden until the whole round is over.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import engine
+from tournaments.games.eventstore import event_dict, is_engine_event
+from tournaments.models import Game, GameEvent, GameSeat
+
+
+class ViewerKind(enum.StrEnum):
+    """Who is asking, as the who-sees-what table of docs/reliability.md names them."""
+
+    ANONYMOUS = "anonymous"
+    MEMBER = "member"  # signed in, not seated here
+    GUEST = "guest"
+    SEATED = "seated"
+    STAFF = "staff"
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What one viewer may know of one game now.
+
+    ``seat``: the seat the viewer holds now (its own cards are shown). ``everything``: every
+    hand, pass and the salt (the game is over and not sealed). ``may_watch``: the play at all
+    (False for anyone outside a sealed game but staff).
+    """
+
+    kind: ViewerKind
+    seat: int | None
+    everything: bool
+    may_watch: bool
+
+    def view(self, state) -> dict:
+        """The engine state (a ``Game`` or a replay ``Position``) as this viewer may see it."""
+        return state.view(self.seat)
+
+    def views_of_every_seat(self, state, players: int) -> list[dict] | None:
+        """Every seat's view, once everything may be shown; else None."""
+        return [state.view(seat) for seat in range(players)] if self.everything else None
+
+
+def sight(game: Game, user, seats: list[GameSeat] | None = None) -> Sight:
+    """The viewer ``user`` (anonymous: None or an AnonymousUser) of ``game`` now.
+
+    ``seats``: the game's seats with their players, if the caller holds them already.
+    """
+    signed_in = user is not None and user.is_authenticated
+    seat = seat_of_user(game, user, seats) if signed_in else None
+    if seat is not None:
+        kind = ViewerKind.SEATED
+    elif not signed_in:
+        kind = ViewerKind.ANONYMOUS
+    elif user.is_staff:
+        kind = ViewerKind.STAFF
+    elif getattr(getattr(user, "player", None), "is_guest", False):
+        kind = ViewerKind.GUEST
+    else:
+        kind = ViewerKind.MEMBER
+    return sight_of_seat(game, seat, kind)
+
+
+def sight_of_seat(game: Game, seat: int | None, kind: ViewerKind) -> Sight:
+    """The sight of a viewer already placed: at ``seat`` (None: not seated) and of ``kind``."""
+    may_watch = not game.sealed or seat is not None or kind == ViewerKind.STAFF
+    return Sight(kind=kind, seat=seat, everything=game.is_over and not game.sealed, may_watch=may_watch)
+
+
+def seat_of_user(game: Game, user, seats: list[GameSeat] | None = None) -> int | None:
+    """The seat ``user`` holds at ``game`` now, or None. A CPU's seat is nobody's."""
+    if user is None or not user.is_authenticated:
+        return None
+    if seats is None:
+        return game.seats.filter(player__user_id=user.pk).values_list("seat", flat=True).first()
+    return next(
+        (
+            s.seat
+            for s in seats
+            if s.player is not None and s.player.user_id is not None and s.player.user_id == user.pk
+        ),
+        None,
+    )
+
+
+def seat_of_player(seats, player_id: int | None) -> int | None:
+    """The seat ``player_id`` holds in a seating (``PlayersSeated``'s list or seat rows), or None."""
+    if player_id is None:
+        return None
+    for entry in seats:
+        holder = entry["player_id"] if isinstance(entry, dict) else entry.player_id
+        if holder == player_id:
+            return entry["seat"] if isinstance(entry, dict) else entry.seat
+    return None
+
+
+HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
+"""Table events' fields shown only once everything may be shown (the salt of a sealed game
+would let a player at another table test guesses of the shared deal against its commitments)."""
+
+
+def visible_payload(row: GameEvent, sight: Sight) -> dict:
+    """The event's fields that this viewer may see."""
+    full = event_dict(row)
+    if is_engine_event(row.type):
+        shown = engine.redact(full, sight.seat, sight.everything)
+    else:
+        shown = full
+        for name in HIDDEN_TABLE_FIELDS.get(row.type, ()):
+            if not sight.everything:
+                shown = {**shown, name: None}
+    return {k: v for k, v in shown.items() if k not in ("type", "v")}
+
+
+def visible_event(row: GameEvent, sight: Sight) -> dict:
+    """One event as this viewer receives it over REST, the WebSocket or an export."""
+    return {
+        "seq": row.seq,
+        "type": row.type,
+        "v": row.version,
+        "at": row.recorded_at.isoformat(),
+        "cause": row.cause,
+        "payload": visible_payload(row, sight),
+    }

@@ -1,0 +1,492 @@
+"""The live table: ``ws/games/<id>/``. Thin: authenticate, then relay commands to the game
+services and stream each viewer the events it may see (protocol: docs/websocket.md).
+
+Broadcasts are notify-then-read: a ``game.advanced`` group message carries only the seq; each
+connection reads the events after the last seq it sent from the database and redacts them
+for its own seat. A lost message only delays; nothing can leak or be skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from urllib.parse import parse_qs
+
+import orjson
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from rest_framework.exceptions import ValidationError
+
+from hearts_league.api import DomainError
+from hearts_league.i18n import localize, scope_language
+from hearts_league.json_input import JSONInputError, parse_json
+from tournaments.dispatch import notify
+from tournaments.games import eventstore, visibility, watchers
+from tournaments.games import services as game_services
+from tournaments.games.feed import feed
+from tournaments.games.tickets import ws_ticket_redeem
+from tournaments.games.visibility import ViewerKind, visible_event
+from tournaments.live import heartbeat, presence
+from tournaments.models import Game, Player
+
+log = logging.getLogger(__name__)
+
+COMMAND_TYPES = {"pass", "play", "moon_choice"}
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_HIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+CLOSE_FLOOD = 4429
+SEATING_EVENTS = {"PlayersSeated", "SeatReassigned"}
+
+
+def _shows_state(game: Game, rows: list) -> bool:
+    """A batch of new events is followed by the viewer's state once the game has started."""
+    return bool(rows) and game.status != Game.Status.WAITING
+
+
+class _AfterBeyondGame(Exception):
+    """The client says it has seen events the game does not have (``seq`` is the game's)."""
+
+    def __init__(self, seq: int):
+        self.seq = seq
+
+
+class TokenBucket:
+    """``rate`` frames per second with bursts of ``burst``."""
+
+    def __init__(self, rate: float, burst: int):
+        self.rate, self.burst = rate, burst
+        self.tokens, self.stamp = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    game_id: int
+    seat: int | None = None
+    sent_seq: int = 0
+    language: str = "en"  # error frames speak it (hearts_league.i18n.scope_language)
+
+    async def connect(self):
+        notify.register_server_loop(asyncio.get_running_loop())
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        ticket = query.get("ticket", [""])[0]
+        self.user = await self._authenticate(ticket)
+        self.language = scope_language(self.scope)  # the profile's choice replaces it once known
+        # Refusals come after accept, as a close code the client sees (before accept, a browser
+        # sees only a failed handshake, 1006, and reconnects for ever).
+        if self.user is None and ticket:
+            await self._refuse(CLOSE_UNAUTHENTICATED, "unauthenticated", "The ticket is unknown, used or expired.")
+            return
+        found = await database_sync_to_async(self._seat_of_user)()
+        if found is False:
+            await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
+            return
+        self.seat, self.unseated_kind, sealed = found
+        self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
+        if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
+            await self._refuse(
+                CLOSE_HIDDEN,
+                "hidden_until_round_over",
+                "This table plays deals other tables of "
+                "its round are still playing: it can be watched once the round is over.",
+            )
+            return
+        self.device_id = query.get("device_id", [""])[0][:128]
+        self.connection_id = uuid.uuid4().hex
+        self.limiter = TokenBucket(settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST)
+        self.refused = 0
+        self.send_lock = asyncio.Lock()
+        try:
+            after = max(0, int(query.get("after", ["0"])[0] or 0))
+        except ValueError:
+            after = 0
+        await self.channel_layer.group_add(notify.group_name(self.game_id), self.channel_name)
+        self.in_group = True
+        await self.accept()
+        await self._seat_taken(self.seat)
+        await self._watch(self.seat is None)
+        await self.send_json(
+            {"type": "hello", "game": self.game_id, "seat": self.seat, "seq": await self._current_seq()}
+        )
+        await self.catch_up(after)
+
+    async def _refuse(self, code: int, error: str, detail: str) -> None:
+        await self.accept()
+        await self.send_json({"type": "error", "code": error, "detail": localize(detail, self.language), "seq": 0})
+        await self.close(code=code)
+
+    async def dispatch(self, message):
+        """Channels' dispatch without its thread hop per message to close stale database
+        connections: every database call here goes through ``database_sync_to_async``, which
+        closes them before and after, and most messages (a notification served from memory)
+        need no database at all."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def disconnect(self, code):
+        if not getattr(self, "in_group", False):
+            return  # refused: nothing was joined or recorded
+        await self.channel_layer.group_discard(notify.group_name(self.game_id), self.channel_name)
+        await self._seat_given_up()
+        await self._watch(False)
+
+    async def _seat_taken(self, seat: int | None) -> None:
+        """This connection plays for ``seat`` from now on: record it (presence, heartbeats)."""
+        self.seat = seat
+        if seat is None or self.player is None:
+            return
+        self.recorded = (seat, self.player.pk)
+        heartbeat.connection_opened(self.connection_id, self.game_id, seat, self.player.pk)
+        try:
+            await database_sync_to_async(presence.seat_connected)(
+                game_id=self.game_id, seat=seat, connection_id=self.connection_id, device_id=self.device_id
+            )
+        except BaseException:
+            heartbeat.connection_closed(self.connection_id)
+            raise
+
+    async def _seat_given_up(self) -> None:
+        """The connection no longer plays for the seat it recorded (closed, or the seat changed hands)."""
+        recorded, self.recorded = getattr(self, "recorded", None), None
+        if recorded is None:
+            return
+        seat, player_id = recorded
+        heartbeat.connection_closed(self.connection_id)
+        await database_sync_to_async(presence.seat_disconnected)(
+            game_id=self.game_id, seat=seat, player_id=player_id, connection_id=self.connection_id
+        )
+
+    # --- incoming frames ---------------------------------------------------------------------
+
+    async def receive(self, text_data=None, bytes_data=None):
+        """Any frame, however hostile, gets an answer; nothing here may kill the connection (its
+        disconnect cleanup would never run, and the seat would keep a connection for ever)."""
+        try:
+            await self._receive(text_data, bytes_data)
+        except Exception:
+            log.exception("game %s: a frame could not be handled", self.game_id)
+            await self.error("server_error", "The server could not handle this frame; nothing was changed.")
+
+    async def _receive(self, text_data, bytes_data):
+        if not self.limiter.take():
+            self.refused += 1
+            if self.refused > settings.HEARTS_WS_FLOOD_CLOSE:
+                await self.close(code=CLOSE_FLOOD)
+                return
+            await self.error("rate_limited", "Too many frames: slow down.")
+            return
+        raw = text_data if text_data is not None else (bytes_data or b"").decode("utf-8", "replace")
+        try:
+            frame = parse_json(raw, max_size=settings.HEARTS_WS_MAX_FRAME, max_depth=settings.HEARTS_WS_MAX_DEPTH)
+        except JSONInputError as refused:
+            code = "frame_too_large" if refused.code == "body_too_large" else refused.code
+            await self.error(
+                code,
+                {
+                    "frame_too_large": f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} characters.",
+                    "json_too_deep": f"Frames nest at most {settings.HEARTS_WS_MAX_DEPTH} levels.",
+                }.get(code, "Frames are JSON objects."),
+            )
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self.error("invalid_frame", "A frame is a JSON object with a string 'type'.")
+            return
+        kind = frame["type"]
+        if kind == "ping":
+            # Group messages are delivered at most once: a ping also sends anything a lost
+            # notification held back, so a quiet client is never stuck behind the table.
+            await self.catch_up(self.sent_seq)
+            if getattr(self, "watching", False):  # still here: keep the spectators entry from lapsing
+                await self._still_watching()
+            await self.send_json({"type": "pong", "seq": self.sent_seq})
+        elif kind == "resume":
+            after = frame.get("after")
+            if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+                await self.error("invalid", "'after' must be a non-negative integer.")
+                return
+            await self.catch_up(after, restart=True)
+        elif kind in COMMAND_TYPES:
+            await self.command(frame)
+        elif kind in ("accept_invitation", "decline_invitation"):
+            await self.answer_invitation(accept=kind == "accept_invitation")
+        else:
+            await self.error("unknown_frame_type", f"Unknown frame type {kind!r}.")
+
+    async def command(self, frame: dict):
+        from tournaments.games.api import parse_command
+
+        command_id = frame.get("command_id") if isinstance(frame.get("command_id"), str) else ""
+        if self.player is None:
+            await self.error("not_seated", "Spectators cannot play.", command_id=command_id)
+            return
+        try:
+            values, command_id, expected_seq = parse_command(frame)
+        except ValidationError as invalid:
+            await self.error("invalid", "The command is not valid.", command_id=command_id, errors=invalid.detail)
+            return
+        try:
+            result = await database_sync_to_async(game_services.game_execute_command)(
+                game_id=self.game_id,
+                player=self.player,
+                command=values,
+                command_id=command_id,
+                expected_seq=expected_seq,
+            )
+        except DomainError as error:
+            await self.error(error.error_code, str(error.detail), command_id=command_id, **error.extra)
+            return
+        await self.send_json(
+            {"type": "ack", "command_id": command_id, "seq": result.game.seq, "duplicate": result.duplicate}
+        )
+        await self.catch_up(self.sent_seq, at_least=result.game.seq)
+
+    async def answer_invitation(self, *, accept: bool):
+        """The invitee answers an invitation to this table (as ``POST /api/invitations/{id}/...``)."""
+        if self.player is None:
+            await self.error("invitation_not_found", "You have no invitation to this table.")
+            return
+        try:
+            invitation = await database_sync_to_async(self._answer_invitation)(accept)
+        except DomainError as error:
+            await self.error(error.error_code, str(error.detail), **error.extra)
+            return
+        await self.send_json(
+            {"type": "invitation", "invitation": invitation.pk, "status": invitation.status, "seq": self.sent_seq}
+        )
+        async with self.send_lock:
+            await self._seat_changed(await database_sync_to_async(self._current_seat)(), "invitation_accepted")
+        await self.catch_up(self.sent_seq)
+
+    def _answer_invitation(self, accept: bool):
+        from tournaments.models import SeatInvitation
+
+        pending = SeatInvitation.objects.filter(
+            game_id=self.game_id, player=self.player, status=SeatInvitation.Status.PENDING
+        ).values_list("pk", flat=True)
+        invitation_id = pending.first()
+        if invitation_id is None:
+            raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
+        return game_services.invitation_answer(
+            invitation_id=invitation_id, player=self.player, accept=accept, device_id=self.device_id
+        )
+
+    # --- outgoing ----------------------------------------------------------------------------
+
+    async def game_advanced(self, message):
+        """Group message: the game is at ``seq``; send what this viewer has not seen yet."""
+        if message["seq"] > self.sent_seq:
+            await self.catch_up(self.sent_seq, at_least=message["seq"])
+
+    async def game_seats(self, message):
+        """Group message: seats changed hands at a table not started yet (no event records it)."""
+        async with self.send_lock:
+            seat = await database_sync_to_async(self._current_seat)()
+            await self._seat_changed(seat, "seats_changed")
+
+    async def game_rematch(self, message):
+        """Group message: the finished game's players are offered a new table (an id, no game data)."""
+        await self.send_json({"type": "rematch", "game": message["rematch"], "seq": self.sent_seq})
+
+    async def game_watchers(self, message):
+        """Group message: who watches the table now, names only."""
+        await self.send_json(
+            {"type": "spectators", "names": message["names"], "anonymous": message["anonymous"], "seq": self.sent_seq}
+        )
+
+    async def _watch(self, watching: bool) -> None:
+        """Enter or leave the table's spectators list (an unseated connection is on it), and tell
+        the table when that changes it."""
+        was, self.watching = getattr(self, "watching", False), watching
+        if watching == was:
+            return
+        try:  # best effort: the list is a courtesy, never a reason to drop a connection
+            if watching:
+                summary = await database_sync_to_async(watchers.watcher_seen)(
+                    game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name()
+                )
+            else:
+                summary = await database_sync_to_async(watchers.watcher_gone)(
+                    game_id=self.game_id, connection_id=self.connection_id
+                )
+            await self.channel_layer.group_send(
+                notify.group_name(self.game_id), {"type": "game.watchers", "game": self.game_id, **summary}
+            )
+        except Exception:
+            log.exception("game %s: the spectators list could not be updated", self.game_id)
+
+    async def _still_watching(self) -> None:
+        try:
+            await database_sync_to_async(watchers.watcher_seen)(
+                game_id=self.game_id, connection_id=self.connection_id, name=self._watcher_name()
+            )
+        except Exception:
+            log.exception("game %s: the spectators list could not be refreshed", self.game_id)
+
+    def _watcher_name(self) -> str:
+        return self.player.display_name if self.player is not None else ""
+
+    async def catch_up(self, after: int, restart: bool = False, at_least: int | None = None):
+        """Send every event after ``after`` and the current state. ``at_least``: the seq the
+        game is known to have reached (a notification), so a cached game row that far is fresh
+        enough; without it (connecting, resuming) the row is read from the database."""
+        async with self.send_lock:
+            start = after if restart else max(after, self.sent_seq)
+            ready = self._frames_in_memory(start, at_least) if at_least is not None else None
+            if ready is None:
+                try:
+                    ready = await database_sync_to_async(self._frames_after)(start, at_least)
+                except _AfterBeyondGame as beyond:
+                    # Going on from a seq the game has not reached would skip every event up
+                    # to it: go on from the game's seq and tell the client.
+                    self.sent_seq = beyond.seq
+                    await self.error(
+                        "after_beyond_game",
+                        f"The game is at seq {beyond.seq}; there is "
+                        f"nothing after {start}. Resume from a seq you have received.",
+                    )
+                    return
+            frames, seq, seat = ready
+            for frame in frames:
+                await self.send_json(frame)
+            self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
+            await self._seat_changed(seat, "seats_changed")
+
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[dict], int, int | None] | None:
+        """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
+        case after a notification: one connection read it, or this process wrote it); else
+        None. Runs on the event loop: no thread hop, no database."""
+        cached = feed.cached(self.game_id, at_least, after)
+        if cached is None:
+            return None
+        game, rows = cached
+        seats, seat = self._seats_through(rows)
+        if not _shows_state(game, rows):
+            return self._frames(game, rows, seats, seat, after, None)
+        hit, view = eventstore.engine_cache.read(game, lambda s: s.view(seat))
+        return self._frames(game, rows, seats, seat, after, view) if hit else None
+
+    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int, int | None]:
+        game = feed.game(self.game_id, at_least)
+        if game.seq < after:
+            raise _AfterBeyondGame(game.seq)
+        if game.seq == after:
+            return [], after, self.seat
+        rows = feed.events(game, after)  # up to game.seq: consistent with the view below
+        seats, seat = self._seats_through(rows)
+        view = None
+        if _shows_state(game, rows):
+            view = eventstore.read_engine_game(game, lambda s: s.view(seat), rows)
+        return self._frames(game, rows, seats, seat, after, view)
+
+    def _seats_through(self, rows: list) -> tuple[list[int | None], int | None]:
+        """The seat this connection's player holds at each of ``rows`` and after the last: the
+        log says who sits where (PlayersSeated, SeatReassigned), so every frame is redacted for
+        whoever holds the seat at that event, never for the seat held at connect."""
+        seat, seats = self.seat, []
+        player_id = self.player.pk if self.player is not None else None
+        for row in rows:
+            if row.type == "PlayersSeated":
+                seat = visibility.seat_of_player(row.payload["seats"], player_id)
+            elif row.type == "SeatReassigned":
+                if row.payload["player_id"] == player_id and player_id is not None:
+                    seat = row.payload["seat"]
+                elif seat == row.payload["seat"]:
+                    seat = None
+            seats.append(seat)
+        return seats, seat
+
+    def _frames(
+        self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: dict | None
+    ) -> tuple[list[dict], int, int | None]:
+        """Event frames for ``rows``, each redacted for the seat held at it, then the state frame
+        (if ``view``, ``seat``'s view after the last row)."""
+        frames = []
+        for row, held in zip(rows, seats, strict=True):
+            sight = self._sight(game, held)
+            frames.append({"type": "event", "seq": row.seq, "event": visible_event(row, sight)})
+        if view is not None:
+            frames.append(
+                {
+                    "type": "state",
+                    "seq": game.seq,
+                    "status": game.status,
+                    "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+                    "state": view,
+                }
+            )
+        return frames, rows[-1].seq if rows else after, seat
+
+    def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
+        return visibility.sight_of_seat(game, seat, ViewerKind.SEATED if seat is not None else self.unseated_kind)
+
+    async def _seat_changed(self, seat: int | None, reason: str) -> None:
+        """The seat this connection's player holds is now ``seat``: say so, move the presence
+        record, and close if the game may no longer be watched (a sealed table)."""
+        if seat == self.seat:
+            return
+        await self._seat_given_up()
+        await self._seat_taken(seat)
+        await self._watch(seat is None)
+        await self.send_json({"type": "seat", "seat": seat, "seq": self.sent_seq, "reason": reason})
+        if seat is None and self.sealed and self.unseated_kind != ViewerKind.STAFF:
+            await self.error(
+                "hidden_until_round_over",
+                "You no longer sit at this table, which plays deals "
+                "other tables are still playing: it can be watched once the round is over.",
+            )
+            await self.close(code=CLOSE_HIDDEN)
+
+    async def error(self, code: str, detail: str, **extra):
+        """An error frame; ``detail`` (English in the code) in the connection's language."""
+        await self.send_json(
+            {"type": "error", "code": code, "detail": localize(detail, self.language), "seq": self.sent_seq, **extra}
+        )
+
+    async def send_json(self, content: dict):
+        await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    async def _authenticate(self, ticket: str):
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            return user
+        user_id = await database_sync_to_async(ws_ticket_redeem)(ticket=ticket, game_id=self.game_id)
+        if user_id is None:
+            return None
+        return await database_sync_to_async(lambda: get_user_model().objects.filter(pk=user_id).first())()
+
+    def _seat_of_user(self):
+        """(seat held now, the viewer's kind when not seated, whether the game is sealed), or
+        False if there is no such game."""
+        game = Game.objects.filter(pk=self.game_id).first()
+        if game is None:
+            return False
+        self.sealed = game.sealed
+        self.player = Player.objects.filter(user_id=self.user.pk).first() if self.user is not None else None
+        unseated = visibility.sight(game, self.user if self.user is not None else None, seats=[]).kind
+        return visibility.seat_of_user(game, self.user), unseated, game.sealed
+
+    def _current_seat(self) -> int | None:
+        return visibility.seat_of_user(Game.objects.get(pk=self.game_id), self.user)
+
+    async def _current_seq(self) -> int:
+        return await database_sync_to_async(
+            lambda: Game.objects.filter(pk=self.game_id).values_list("seq", flat=True).first() or 0
+        )()

@@ -1,1 +1,0 @@
-"""Writes. Each service owns its transaction; views, consumers and tasks call these."""
