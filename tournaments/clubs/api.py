@@ -6,10 +6,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from hearts_league.api import DomainError
+from tournaments.clubs import selectors
 from tournaments.clubs.auth import DisplayNameField
 from tournaments.clubs.serializers import LeagueSerializer, PlayerSerializer
 from tournaments.clubs.services import player_rename
-from tournaments.games import selectors
 
 
 class _TextDisplayNameField(DisplayNameField):

@@ -20,6 +20,7 @@ from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments.clubs import api as views
 from tournaments.clubs.serializers import LeagueSerializer
 from tournaments.competitions import selectors, services
+from tournaments.competitions.board import board_for_tournament
 from tournaments.models import Club, League, Player, Round, Season, Table, Tournament
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
 
@@ -486,8 +487,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def board(self, request, pk=None):
         """The live board of the latest round (the frame ``ws/tournaments/<id>/`` pushes): tables,
         players, hand number, running totals, who is to act and since when, absent seats; standings."""
-        from tournaments.competitions.board import board_for_tournament
-
         return Response(board_for_tournament(self.get_object()))
 
     @extend_schema(responses={200: RoundSerializer(many=True)})

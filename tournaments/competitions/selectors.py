@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import Count, Prefetch, Q
 
 from tournaments.competitions import standings as scoring
-from tournaments.models import Player, Registration, Round, Ruling, Table, TableResult, Tournament
+from tournaments.models import League, Player, Registration, Round, Ruling, Table, TableResult, Tournament
 
 
 def tournaments_list(*, league_id: int | None = None, status: str | None = None):
@@ -43,8 +43,6 @@ def directs(user, league_id: int | None = None) -> bool:
 
 def leagues_directed(user):
     """The leagues this user may run tournaments in (every league for staff)."""
-    from tournaments.models import League
-
     leagues = League.objects.select_related("club").order_by("club__name", "name")
     if user.is_staff:
         return leagues

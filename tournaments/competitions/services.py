@@ -27,11 +27,15 @@ from django.utils.module_loading import import_string
 import engine
 from engine.cards import FULL_DECK, NAMES, cards_of
 from hearts_league.api import DomainError
+from tournaments.clubs.names import InvalidName, clean_display_name
+from tournaments.clubs.services import player_get_or_create_cpu, player_guest_to_member, player_register
 from tournaments.competitions import seating
 from tournaments.competitions import standings as scoring
 from tournaments.competitions.selectors import points_by_place_of, standings_for_tournament
 from tournaments.dispatch import notify
 from tournaments.games import eventstore
+from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_reassign_seat, lock_game
+from tournaments.games.turns import bot_for_seat, cpu_command_id
 from tournaments.models import (
     Club,
     Game,
@@ -260,9 +264,6 @@ def tournament_register_walk_in(*, tournament_id: int, display_name: str, passwo
     """A walk-in player in one step: an account of the league's club under this display name
     (username ``walkin-…``; with ``password`` they sign in with it at once, else a director sets
     one later) registered in the tournament. Nothing is created if the name is refused or taken."""
-    from tournaments.clubs.names import InvalidName, clean_display_name
-    from tournaments.clubs.services import player_register
-
     tournament = _locked_tournament(tournament_id)
     try:
         name = clean_display_name(display_name)
@@ -280,8 +281,6 @@ def tournament_register_walk_in(*, tournament_id: int, display_name: str, passwo
 @transaction.atomic
 def tournament_register_guest(*, tournament_id: int, player: Player) -> Registration:
     """A guest turned into an account of the league's club, and registered (one transaction)."""
-    from tournaments.clubs.services import player_guest_to_member
-
     tournament = _locked_tournament(tournament_id)
     member = player_guest_to_member(player=player, club=tournament.league.club)
     return tournament_register(tournament_id=tournament.pk, player=member)
@@ -404,8 +403,6 @@ def _seat(tournament: Tournament, round_: Round) -> None:
 
     cpu = None
     if any(pid < 0 for table in tables for pid in table):
-        from tournaments.clubs.services import player_get_or_create_cpu
-
         cpu = player_get_or_create_cpu(bot_kind=tournament.cpu_bot)
     Table.objects.bulk_create(
         [
@@ -484,8 +481,6 @@ def tournament_start_round(*, tournament_id: int) -> Round:
     """Start the seated round (seating the next round first if none is seated): each table's
     game is created with its players in seat order, CPUs in fill seats, and with duplicate
     deals the round's deals for its size."""
-    from tournaments.games.services import SeatSpec, game_create
-
     tournament = _locked_tournament(tournament_id)
     latest = _latest_round(tournament)
     if latest is not None and latest.status == Round.Status.PLAYING:
@@ -679,8 +674,6 @@ def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, c
         moves = [(table, seat_out, player_in), (other, seat_in, player_out)]
     for t in affected:
         t.save(update_fields=["players"])
-    from tournaments.games.services import game_reassign_seat
-
     for t, seat, player in moves:
         if t.game_id:
             game_reassign_seat(game_id=t.game_id, seat=seat, player=player)
@@ -754,9 +747,6 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
     are the game's seats for every move; each move's engine state is the cached one its command
     left, and the table is checked only when a move ended the game or scored the round's last hand.
     """
-    from tournaments.games.services import game_execute_command, lock_game
-    from tournaments.games.turns import bot_for_seat, cpu_command_id
-
     table = Table.objects.select_related("round__tournament").get(pk=table_id)
     tournament = table.round.tournament
     # the last hand that counts, if the round has a fixed number (else only the game's end counts)

@@ -19,11 +19,12 @@ from rest_framework.throttling import UserRateThrottle
 from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments.games import eventstore, selectors, visibility
 from tournaments.games import services as game_services
+from tournaments.games.commands import CommandSerializer, parse_command
 from tournaments.games.rematch import game_rematch
 from tournaments.games.tickets import TICKET_SECONDS, ws_ticket_issue
 from tournaments.games.visibility import visible_event
 from tournaments.games.watchers import watchers_of
-from tournaments.models import Game
+from tournaments.models import Game, League
 
 # --- serializers ----------------------------------------------------------------------------
 
@@ -62,53 +63,6 @@ class RematchSerializer(serializers.Serializer):
 class JoinSerializer(serializers.Serializer):
     seat = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=4, default=None)
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
-
-
-class StrictCharField(serializers.CharField):
-    """A string field that refuses numbers instead of turning them into strings."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class CommandSerializer(serializers.Serializer):
-    """A command, the same over REST and WebSocket."""
-
-    type = serializers.ChoiceField(choices=["pass", "play", "moon_choice"])
-    card = StrictCharField(max_length=4, required=False, help_text='e.g. "QS", "TH", "2C"')
-    cards = serializers.ListField(child=StrictCharField(max_length=4), required=False, max_length=3, min_length=0)
-    choice = serializers.ChoiceField(choices=["add_to_others", "subtract_from_self"], required=False)
-    command_id = StrictCharField(
-        max_length=64,
-        required=False,
-        allow_blank=True,
-        default="",
-        help_text="a client id: a retry with the same id appends nothing",
-    )
-    expected_seq = serializers.IntegerField(required=False, allow_null=True, min_value=0, default=None)
-
-    def validate(self, attrs):
-        needed = {"play": "card", "pass": "cards", "moon_choice": "choice"}[attrs["type"]]
-        if needed not in attrs:
-            raise serializers.ValidationError({needed: f"A {attrs['type']} command needs '{needed}'."})
-        return attrs
-
-
-_COMMAND = CommandSerializer()
-
-
-def parse_command(data) -> tuple[dict, str, int | None]:
-    """A command body as ``(command, command_id, expected_seq)``, checked by one shared
-    CommandSerializer: building a serializer deep-copies its fields, a cost on every live play.
-
-    Raises ``serializers.ValidationError`` with the errors ``is_valid`` would give.
-    """
-    if data is None:  # an empty or JSON null body: the error is_valid gives, not the field's
-        raise serializers.ValidationError({"non_field_errors": ["No data provided"]}, code="null")
-    values = dict(_COMMAND.run_validation(data))
-    return values, values.pop("command_id"), values.pop("expected_seq")
 
 
 class InvitedSerializer(serializers.Serializer):
@@ -269,8 +223,6 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
             )
         league = None
         if values["league"] is not None:
-            from tournaments.models import League
-
             league = League.objects.filter(pk=values["league"]).first()
             if league is None:
                 raise DomainError("invalid_league", f"There is no league {values['league']}.")

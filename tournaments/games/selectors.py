@@ -1,27 +1,12 @@
-"""Reads: querysets the API and admin share."""
+"""Reads of games: querysets the API, the consumers and the admin share."""
 
-from tournaments.models import League, Player
+from django.utils import timezone
 
-
-def leagues_list():
-    """All leagues with their club, for listing."""
-    return League.objects.select_related("club")
-
-
-def players_list(*, cpu: bool | None = None):
-    """Players, optionally only CPUs (``cpu=True``) or only humans (``cpu=False``)."""
-    players = Player.objects.select_related("club")
-    if cpu is True:
-        players = players.exclude(bot_kind="")
-    elif cpu is False:
-        players = players.filter(bot_kind="")
-    return players
+from tournaments.models import Game, SeatInvitation
 
 
 def games_list(*, player_id=None, status=None, ranked=None, league_id=None, created_after=None, created_before=None):
     """Games, newest first, filtered as the lobby and history pages need."""
-    from tournaments.models import Game
-
     games = Game.objects.prefetch_related("seats__player")
     if player_id is not None:
         games = games.filter(seats__player_id=player_id)
@@ -40,10 +25,6 @@ def games_list(*, player_id=None, status=None, ranked=None, league_id=None, crea
 
 def held_invitations(game):
     """The game's pending invitations that still hold their seat, with the invited players."""
-    from django.utils import timezone
-
-    from tournaments.models import SeatInvitation
-
     return SeatInvitation.objects.filter(
         game=game, status=SeatInvitation.Status.PENDING, expires_at__gt=timezone.now()
     ).select_related("player")
@@ -51,8 +32,6 @@ def held_invitations(game):
 
 def invitations_for(player):
     """A player's invitations, newest first (pending ones that expired read as expired)."""
-    from tournaments.models import SeatInvitation
-
     return SeatInvitation.objects.filter(player=player).select_related("game", "invited_by")
 
 

@@ -17,8 +17,10 @@ from django.utils import timezone
 
 import engine
 from hearts_league.api import DomainError
+from tournaments.clubs.services import player_get_or_create_cpu
 from tournaments.dispatch import notify, scheduler
 from tournaments.games import eventstore, selectors, sql
+from tournaments.games.commands import CommandType
 from tournaments.games.events import (
     DealSaltRevealed,
     HandLimitReached,
@@ -32,7 +34,6 @@ from tournaments.games.turns import TurnPlan, plan_turn
 from tournaments.models import Game, GameEvent, GameSeat, League, Player, SeatInvitation
 
 TURN_TIMES = (None, 30, 60)
-COMMAND_TYPES = ("pass", "play", "moon_choice")
 # What appending to a started game's log can change in its row; saving only these keeps the
 # per-move UPDATE small (the rules, planned deals and salt are written once, at the start).
 LOG_FIELDS = (
@@ -176,8 +177,6 @@ def _invitee(spec: SeatSpec, creator: Player, ranked: bool) -> Player:
 
 
 def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
-    from tournaments.clubs.services import player_get_or_create_cpu
-
     if spec.kind in ("open", "invite"):
         return None
     if spec.kind == "me":
@@ -412,14 +411,14 @@ def _start(game: Game, deals: list | None = None) -> None:
 
 def _run(state: engine.Game, seat: int, command: dict) -> list:
     kind = command.get("type")
-    if kind == "play":
+    if kind == CommandType.PLAY:
         return state.play(seat, command.get("card"))
-    if kind == "pass":
+    if kind == CommandType.PASS:
         cards = command.get("cards")
         if not isinstance(cards, list | tuple):
             raise engine.IllegalMove("pass_needs_three_cards", "Choose three cards to pass.")
         return state.pass_cards(seat, cards)
-    if kind == "moon_choice":
+    if kind == CommandType.MOON_CHOICE:
         return state.choose_moon(seat, command.get("choice"))
     raise DomainError("unknown_command", f"Unknown command {kind!r}: pass, play or moon_choice.")
 
@@ -506,15 +505,15 @@ def _same_command(earlier: list[GameEvent], command: dict, expected_seq: int | N
         return False
     kind = command.get("type")
     try:
-        if kind == "play":
+        if kind == CommandType.PLAY:
             return first.type == "CardPlayed" and engine.Card.parse(command.get("card")) == engine.Card.parse(
                 first.payload["card"]
             )
-        if kind == "pass":
+        if kind == CommandType.PASS:
             return first.type == "CardsPassed" and {engine.Card.parse(c) for c in command.get("cards") or ()} == {
                 engine.Card.parse(c) for c in first.payload["cards"]
             }
-        if kind == "moon_choice":
+        if kind == CommandType.MOON_CHOICE:
             return first.type == "MoonChosen" and command.get("choice") == first.payload["choice"]
     except (ValueError, TypeError):
         return False

@@ -28,15 +28,15 @@ from hearts_league.json_input import JSONInputError, parse_json
 from tournaments.dispatch import notify
 from tournaments.games import eventstore, visibility, watchers
 from tournaments.games import services as game_services
+from tournaments.games.commands import COMMAND_TYPES, parse_command
 from tournaments.games.feed import feed
 from tournaments.games.tickets import ws_ticket_redeem
 from tournaments.games.visibility import ViewerKind, visible_event
 from tournaments.live import heartbeat, presence
-from tournaments.models import Game, Player
+from tournaments.models import Game, Player, SeatInvitation
 
 log = logging.getLogger(__name__)
 
-COMMAND_TYPES = {"pass", "play", "moon_choice"}
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_HIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -229,8 +229,6 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.error("unknown_frame_type", f"Unknown frame type {kind!r}.")
 
     async def command(self, frame: dict):
-        from tournaments.games.api import parse_command
-
         command_id = frame.get("command_id") if isinstance(frame.get("command_id"), str) else ""
         if self.player is None:
             await self.error("not_seated", "Spectators cannot play.", command_id=command_id)
@@ -274,8 +272,6 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.catch_up(self.sent_seq)
 
     def _answer_invitation(self, accept: bool):
-        from tournaments.models import SeatInvitation
-
         pending = SeatInvitation.objects.filter(
             game_id=self.game_id, player=self.player, status=SeatInvitation.Status.PENDING
         ).values_list("pk", flat=True)

@@ -10,8 +10,8 @@ import stat
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from tests.tournaments.helpers import play_through_services, seated_table
 from tests.tournaments.games.test_eventstore import _tamper
+from tests.tournaments.helpers import play_through_services, seated_table
 from tournaments.games import eventstore
 from tournaments.models import Game
 
