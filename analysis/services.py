@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -110,6 +111,9 @@ def game_log(game: Game) -> GameLog:
 # --- requesting ---------------------------------------------------------------------------
 
 
+REVIEW_CHUNK = "analysis.review_chunk"  # the task analysis.tasks registers
+
+
 class CeleryScheduler:
     """Sends the chunks to Celery. On the embedded default with no worker in this process
     (``manage.py``, a WSGI server, tests) the chunks run here, after the commit."""
@@ -120,10 +124,8 @@ class CeleryScheduler:
         if settings.CELERY_EMBEDDED_WORKER and not embedded_worker_running():
             InlineRunner().review_chunks(analysis_id, chunks)
             return
-        from analysis.tasks import review_chunk
-
-        for positions in chunks:
-            review_chunk.apply_async(args=[analysis_id, positions], queue=settings.CELERY_ANALYSIS_QUEUE)
+        for positions in chunks:  # by name: the task module builds on this one
+            current_app.send_task(REVIEW_CHUNK, args=[analysis_id, positions], queue=settings.CELERY_ANALYSIS_QUEUE)
 
 
 scheduler = CeleryScheduler()

@@ -17,6 +17,7 @@ from hearts_league.api import DomainError, int_query_param
 from ratings import selectors
 from ratings.models import QueueEntry
 from ratings.services import matchmaking
+from tournaments.clubs.auth import requester
 from tournaments.games.api import GameSerializer
 from tournaments.games.selectors import games_list
 from tournaments.models import League, Player
@@ -173,13 +174,6 @@ def _queue_status(entry) -> dict:
     }
 
 
-def _requester(request) -> Player:
-    player = getattr(request.user, "player", None)
-    if player is None:
-        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
-    return player
-
-
 def _limit(request) -> int:
     raw = request.query_params.get("limit") or "100"
     if not raw.isdigit() or not 1 <= int(raw) <= 1000:
@@ -280,7 +274,7 @@ class RankedQueueView(APIView):
     @extend_schema(responses={200: QueueStatusSerializer})
     def get(self, request):
         """Your queue status; once matched, ``game`` is your ranked game."""
-        entry = selectors.queue_entry_current(player_id=_requester(request).pk)
+        entry = selectors.queue_entry_current(player_id=requester(request).pk)
         return Response(QueueStatusSerializer(_queue_status(entry)).data)
 
     @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer})
@@ -288,11 +282,11 @@ class RankedQueueView(APIView):
         """Wait for a ranked table of this size and rules preset (registered accounts only)."""
         data = QueueJoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        entry = matchmaking.ranked_queue_join(player=_requester(request), **data.validated_data)
+        entry = matchmaking.ranked_queue_join(player=requester(request), **data.validated_data)
         return Response(QueueStatusSerializer(_queue_status(entry)).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: QueueStatusSerializer})
     def delete(self, request):
         """Leave the queue (too late once matched)."""
-        entry = matchmaking.ranked_queue_leave(player=_requester(request))
+        entry = matchmaking.ranked_queue_leave(player=requester(request))
         return Response(QueueStatusSerializer(_queue_status(entry)).data)

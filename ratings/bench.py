@@ -46,9 +46,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ratings.bench_measures import TAU_TARGET, game_total, kendall_tau
 from ratings.rating import MODELS, RatingModel, make_model, pair_score
-
-TAU_TARGET = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,37 +77,6 @@ class Result:
     updates_per_second: float
     rated: int
     ties: int
-
-
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b (ties in either list handled); O(n^2), fine for hundreds.
-
-    >>> kendall_tau([1, 2, 3, 4], [10, 20, 30, 40]), kendall_tau([1, 2, 3], [3, 2, 1])
-    (1.0, -1.0)
-    >>> round(kendall_tau([1, 2, 3, 4], [1, 1, 2, 3]), 6)
-    0.912871
-    """
-    n = len(x)
-    score = tied_x = tied_y = 0
-    for i in range(n):
-        xi, yi = x[i], y[i]
-        for j in range(i + 1, n):
-            dx, dy = xi - x[j], yi - y[j]
-            if dx == 0 or dy == 0:
-                tied_x += dx == 0
-                tied_y += dy == 0
-            elif (dx > 0) == (dy > 0):
-                score += 1
-            else:
-                score -= 1
-    pairs = n * (n - 1) // 2
-    denominator = math.sqrt((pairs - tied_x) * (pairs - tied_y))
-    return score / denominator if denominator else 0.0
-
-
-def game_total(performance: float) -> int:
-    """A Hearts game total from a performance (higher is better): lower total wins."""
-    return max(0, round(60.0 - 10.0 * performance))
 
 
 def simulate(

@@ -47,7 +47,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ratings.bench import TAU_TARGET, game_total, kendall_tau
+from ratings.bench_measures import TAU_TARGET, game_total, kendall_tau
 from ratings.conf import DEFAULTS as RATING_SETTINGS
 from ratings.rating import RatingModel, Skill, _skill, finishing_ranks, make_model, pair_score
 

@@ -12,6 +12,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 import engine
+from engine import bots
 from engine import rules as engine_rules
 from tournaments.models import Club, League, Player, Season, Tournament
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
@@ -159,7 +160,7 @@ class TournamentForm(forms.Form):
         required=False, help_text=_("CPUs fill tables to the preferred size (never ranked)"), label=_("Allow cpu fill")
     )
     cpu_bot = forms.ChoiceField(
-        choices=[("random", "random"), ("rule", "rule"), ("montecarlo", "montecarlo")],
+        choices=[(kind, kind) for kind in bots.KINDS],
         initial="rule",
         help_text=_("the CPUs' strength (default: rule)"),
         label=_("Cpu bot"),

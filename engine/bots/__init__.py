@@ -35,7 +35,7 @@ BOTS: dict[str, type[Bot]] = {
     "montecarlo": MonteCarloBot,
 }
 
-NAMES = tuple(BOTS)
+KINDS = tuple(BOTS)  # the CPU kinds a seat can have (Player.BotKind lists the same)
 
 
 def make(name: str, seed: int | str | None = None, **params: Any) -> Bot:
@@ -50,4 +50,4 @@ def make(name: str, seed: int | str | None = None, **params: Any) -> Bot:
         raise ValueError(f"bad parameters for bot {name!r}: {e}") from None
 
 
-__all__ = ["BOTS", "NAMES", "Bot", "MonteCarloBot", "RandomBot", "RuleBot", "make"]
+__all__ = ["BOTS", "KINDS", "Bot", "MonteCarloBot", "RandomBot", "RuleBot", "make"]

@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 
 from hearts_league.api import DomainError
 from hearts_league.logins import client_ip
-from tournaments.clubs.names import InvalidName, clean_display_name, normalise_username
 from tournaments.clubs.services import player_guest_for_device, player_register
+from tournaments.models import Player
+from tournaments.names import InvalidName, clean_display_name, normalise_username
 
 
 class AuthThrottle(AnonRateThrottle):
@@ -25,6 +26,15 @@ class AuthThrottle(AnonRateThrottle):
         return client_ip(request)
 
 
+def requester(request) -> Player:
+    """The player behind a request (403 ``no_player_profile`` for anonymous callers and for
+    accounts without one, such as a bare staff login)."""
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is None:
+        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
+    return player
+
+
 def _checked(check, value):
     try:
         return check(value)
@@ -33,7 +43,7 @@ def _checked(check, value):
 
 
 class DisplayNameField(serializers.CharField):
-    """A display name: NFKC, no invisible or text-steering characters (``tournaments.clubs.names``)."""
+    """A display name: NFKC, no invisible or text-steering characters (``tournaments.names``)."""
 
     def __init__(self, **kwargs):
         super().__init__(max_length=60, required=False, allow_blank=True, trim_whitespace=False, **kwargs)

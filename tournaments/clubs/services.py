@@ -1,6 +1,6 @@
 """Creating players: registered members, guests and CPUs.
 
-Usernames and display names are checked by ``tournaments.clubs.names`` and unique in the database
+Usernames and display names are checked by ``tournaments.names`` and unique in the database
 (usernames case-insensitively, display names per club): of two registrations racing for one
 name, the database refuses the second, answered 409 ``username_taken`` / ``display_name_taken``.
 """
@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from hearts_league.api import DomainError
-from tournaments.clubs.names import display_name_key, normalise_username
 from tournaments.models import Club, Player
+from tournaments.names import display_name_key, normalise_username
 
 
 def _username_taken(username: str) -> bool:
@@ -45,7 +45,7 @@ def player_register(
     """Create a user account and its player profile (409 if the username or display name is taken).
 
     ``username`` is normalised (NFKC); ``display_name`` (default: the username) is stored as given,
-    so callers pass it through ``tournaments.clubs.names.clean_display_name`` first."""
+    so callers pass it through ``tournaments.names.clean_display_name`` first."""
     username = normalise_username(username)
     display_name = display_name or username
     _refuse_taken(username, display_name, club)
@@ -70,7 +70,7 @@ def player_get_or_create_cpu(*, bot_kind: str, display_name: str = "") -> Player
 @transaction.atomic
 def player_rename(*, player: Player, display_name: str) -> Player:
     """Give a person (a guest or a member) another display name, already cleaned by
-    ``tournaments.clubs.names.clean_display_name``; 409 ``display_name_taken`` if someone else of the
+    ``tournaments.names.clean_display_name``; 409 ``display_name_taken`` if someone else of the
     club goes by it whatever its case. Tables show the new name from their next read."""
     if player.is_cpu:
         raise DomainError("cpu_not_renamed", "CPU players keep their names.", status=403)

@@ -16,8 +16,10 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
+from engine import bots
 from hearts_league.api import MAX_ID, DomainError, int_query_param
 from tournaments.clubs import api as views
+from tournaments.clubs.auth import requester
 from tournaments.clubs.serializers import LeagueSerializer
 from tournaments.competitions import selectors, services
 from tournaments.competitions.board import board_for_tournament
@@ -78,7 +80,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     preferred_table_size = serializers.ChoiceField(choices=TABLE_SIZE_CHOICES, default=4)
     prefer = serializers.ChoiceField(choices=Tournament.Prefer.values, default="smaller")
     allow_cpu_fill = serializers.BooleanField(default=False)
-    cpu_bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], default="rule")
+    cpu_bot = serializers.ChoiceField(choices=bots.KINDS, default="rule")
     duplicate_deals = serializers.BooleanField(default=False)
     points_by_place = serializers.DictField(default=dict, help_text='e.g. {"4": [4, 2, 1, 0]}')
     final_table_size = serializers.ChoiceField(choices=[0, 3, 4, 5], default=0)
@@ -282,17 +284,10 @@ def require_director(request, league_id: int | None = None) -> None:
         raise DomainError("director_only", "Only a tournament director may do this.", status=403)
 
 
-def _requester(request) -> Player:
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
-    return player
-
-
 def _player_for(request, player_id: int | None, league_id: int | None = None) -> Player:
     """Yourself, or (directors only) the given player."""
     if player_id is None:
-        return _requester(request)
+        return requester(request)
     mine = getattr(request.user, "player", None)
     if mine is not None and mine.pk == player_id:
         return mine

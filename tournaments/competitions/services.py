@@ -25,9 +25,9 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 import engine
+from engine import bots
 from engine.cards import FULL_DECK, NAMES, cards_of
 from hearts_league.api import DomainError
-from tournaments.clubs.names import InvalidName, clean_display_name
 from tournaments.clubs.services import player_get_or_create_cpu, player_guest_to_member, player_register
 from tournaments.competitions import seating
 from tournaments.competitions import standings as scoring
@@ -50,6 +50,7 @@ from tournaments.models import (
     TableResult,
     Tournament,
 )
+from tournaments.names import InvalidName, clean_display_name
 
 DUPLICATE_FULL_GAME_HANDS = 40
 """Deals stored per table size for a round played to the end score (later hands, if a game is
@@ -182,7 +183,7 @@ def tournament_create(
         raise DomainError("invalid_prefer", "prefer is 'smaller' or 'larger'.")
     if final_table_size not in (0, *seating.TABLE_SIZES):
         raise DomainError("invalid_final", "A final table seats 3, 4 or 5 players (0: no final).")
-    if cpu_bot not in ("random", "rule", "montecarlo"):
+    if cpu_bot not in bots.KINDS:
         raise DomainError("invalid_bot", "CPUs are random, rule or montecarlo.")
     if turn_seconds not in (None, 30, 60):
         raise DomainError("invalid_turn_time", "The turn time is unlimited, 30 or 60 seconds.")

@@ -4,7 +4,7 @@ from django.utils.html import format_html
 
 from tournaments.games import visibility
 from tournaments.games.eventstore import audit_game
-from tournaments.models import Club, Game, GameEvent, GameSeat, League, Player
+from tournaments.models import Game, GameEvent, GameSeat
 
 
 class VisiblePayload:
@@ -24,29 +24,6 @@ class VisiblePayload:
     def get_object(self, request, object_id, from_field=None):
         self._request = request
         return super().get_object(request, object_id, from_field)
-
-
-@admin.register(Club)
-class ClubAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "created_at"]
-    prepopulated_fields = {"slug": ["name"]}
-    search_fields = ["name"]
-
-
-@admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
-    list_display = ["name", "club", "rate_games_with_cpus", "created_at"]
-    list_filter = ["club"]
-    prepopulated_fields = {"slug": ["name"]}
-    search_fields = ["name", "club__name"]
-
-
-@admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = ["display_name", "user", "club", "bot_kind", "is_guest", "created_at"]
-    list_filter = ["bot_kind", "is_guest", "club"]
-    search_fields = ["display_name", "user__username"]
-    raw_id_fields = ["user"]
 
 
 class GameSeatInline(admin.TabularInline):

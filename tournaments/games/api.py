@@ -16,7 +16,9 @@ from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnl
 from rest_framework.response import Response
 from rest_framework.throttling import UserRateThrottle
 
+from engine import bots
 from hearts_league.api import MAX_ID, DomainError, int_query_param
+from tournaments.clubs.auth import requester
 from tournaments.games import eventstore, selectors, visibility
 from tournaments.games import services as game_services
 from tournaments.games.commands import CommandSerializer, parse_command
@@ -34,7 +36,7 @@ class SeatSpecSerializer(serializers.Serializer):
         choices=["me", "open", "cpu", "invite"],
         help_text="invite: the seat is held for player_id until they accept (or decline, or it expires)",
     )
-    bot = serializers.ChoiceField(choices=["random", "rule", "montecarlo"], required=False)
+    bot = serializers.ChoiceField(choices=bots.KINDS, required=False)
     player_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
     def validate(self, attrs):
@@ -78,7 +80,7 @@ class SeatSerializer(serializers.Serializer):
     name = serializers.CharField(allow_null=True)
     cpu = serializers.BooleanField()
     bot = serializers.ChoiceField(
-        choices=["random", "rule", "montecarlo"],
+        choices=bots.KINDS,
         allow_null=True,
         help_text="a CPU seat's player: random (easy), rule (medium), montecarlo (hard)",
     )
@@ -161,13 +163,6 @@ class CommandThrottle(UserRateThrottle):
     scope = "commands"
 
 
-def _requester(request):
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise DomainError("no_player_profile", "This account has no player profile.", status=403)
-    return player
-
-
 @extend_schema(
     parameters=[
         OpenApiParameter("player", OpenApiTypes.INT),
@@ -228,7 +223,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 raise DomainError("invalid_league", f"There is no league {values['league']}.")
         seats = [game_services.SeatSpec(**spec) for spec in values["seats"]] if "seats" in values else None
         game = game_services.game_create(
-            creator=_requester(request),
+            creator=requester(request),
             rules=values["rules"],
             seats=seats,
             ranked=values["ranked"],
@@ -262,14 +257,14 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         """Take a seat (or take your seat back from the same device)."""
         data = JoinSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_services.game_join(game_id=self._game_id(pk), player=_requester(request), **data.validated_data)
+        game = game_services.game_join(game_id=self._game_id(pk), player=requester(request), **data.validated_data)
         return Response(self._detail(game))
 
     @extend_schema(request=None, responses={200: GameSerializer})
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def leave(self, request, pk=None):
         """Leave: before the start the seat opens; during play a CPU plays it."""
-        game = game_services.game_leave(game_id=self._game_id(pk), player=_requester(request))
+        game = game_services.game_leave(game_id=self._game_id(pk), player=requester(request))
         return Response(self._detail(game))
 
     @extend_schema(request=RematchSerializer, responses={200: GameSerializer})
@@ -280,7 +275,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         data = RematchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         game = game_rematch(
-            game_id=self._game_id(pk), player=_requester(request), device_id=data.validated_data["device_id"]
+            game_id=self._game_id(pk), player=requester(request), device_id=data.validated_data["device_id"]
         )
         return Response(self._detail(game))
 
@@ -303,7 +298,7 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         values, command_id, expected_seq = parse_command(request.data)
         result = game_services.game_execute_command(
             game_id=self._game_id(pk),
-            player=_requester(request),
+            player=requester(request),
             command=values,
             command_id=command_id,
             expected_seq=expected_seq,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from tournaments.games import sql
+from tournaments.games import queries
 from tournaments.models import Game, GameEvent
 
 
@@ -34,7 +34,7 @@ class Feed:
         if entry is not None and entry[1]:
             # The row and the events since the last one held, in one statement (one snapshot:
             # the row's seq is the last of these events, as the writer's transaction left it).
-            game, rows = _game_and_events_since(game_id, entry[1][-1].seq)
+            game, rows = queries.game_and_events_since(game_id, entry[1][-1].seq)
             if game is not None:
                 self._store(game, rows)
                 return game
@@ -93,27 +93,6 @@ class Feed:
     def clear(self) -> None:
         with self._lock:
             self._games.clear()
-
-
-_GAME, _EVENT = sql.Columns(Game, "g"), sql.Columns(GameEvent, "e")
-_GAME_AND_EVENTS_SINCE = sql.Statement(
-    lambda: (
-        f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
-        f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s ORDER BY e.seq"
-    )
-)
-
-
-def _game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[GameEvent]]:
-    """The game row and its events after ``seq`` (none: ``(None, [])``), in one statement: one
-    snapshot, so the row's seq is the last of these events. Every change makes each process
-    with a watcher run this, hence hand-written (``tournaments.games.sql``)."""
-    found = sql.fetch(_GAME_AND_EVENTS_SINCE, [game_id, seq])
-    if not found:
-        return None, []
-    game = _GAME.loader(_EVENT.width)(found[-1])
-    load = _EVENT.loader()
-    return game, [load(row) for row in found]
 
 
 def _between(rows: list[GameEvent], after: int, last: int) -> list[GameEvent] | None:

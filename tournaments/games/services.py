@@ -16,10 +16,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 import engine
+from engine import bots
 from hearts_league.api import DomainError
 from tournaments.clubs.services import player_get_or_create_cpu
 from tournaments.dispatch import notify, scheduler
-from tournaments.games import eventstore, selectors, sql
+from tournaments.games import eventstore, queries, selectors, sql
 from tournaments.games.commands import CommandType
 from tournaments.games.events import (
     DealSaltRevealed,
@@ -182,7 +183,7 @@ def _occupant(spec: SeatSpec, creator: Player, ranked: bool) -> Player | None:
     if spec.kind == "me":
         return creator
     if spec.kind == "cpu":
-        if spec.bot not in {"random", "rule", "montecarlo"}:
+        if spec.bot not in bots.KINDS:
             raise DomainError("invalid_seats", f"Unknown CPU kind {spec.bot!r}: random, rule or montecarlo.")
         return player_get_or_create_cpu(bot_kind=spec.bot)
     if spec.kind == "player":
@@ -454,50 +455,6 @@ def game_execute_command(
         raise DomainError("stale_state", "The game moved on; reload and try again.", status=409) from None
 
 
-_GAME, _SEAT, _PLAYER, _EVENT = (
-    sql.Columns(Game, "g"),
-    sql.Columns(GameSeat, "s"),
-    sql.Columns(Player, "p"),
-    sql.Columns(GameEvent, "e"),
-)
-
-# Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
-# seats, then what hangs off a seat): PostgreSQL locks a joined row's tables in the order of the
-# FROM clause. Locking the seats is what makes them current: a statement that waited for the game
-# row's lock re-reads only the rows it locked, so seats read unlocked would be those of before
-# the transaction it waited for (a leave committed meanwhile would go unseen).
-_LOCK_WITH_SEATS = sql.Statement(
-    lambda: (
-        f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
-        f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
-        f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"
-    )
-)
-_EARLIER_EVENTS = sql.Statement(
-    lambda: (
-        f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
-        f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"
-    )
-)
-
-
-def _lock_game_with_seats(game_id: int) -> tuple[Game, list[GameSeat]]:
-    """:func:`lock_game` and the game's seats with their players, in one statement (a move's
-    hot path, hence hand-written: see ``tournaments.games.sql``)."""
-    found = sql.fetch(_LOCK_WITH_SEATS, [game_id])
-    if not found:
-        return lock_game(game_id), []
-    game = _GAME.loader()(found[0])
-    load_seat, load_player = _SEAT.loader(_GAME.width), _PLAYER.loader(_GAME.width + _SEAT.width)
-    seats = []
-    for row in found:
-        seat = load_seat(row)
-        seat.game = game
-        seat.player = load_player(row) if seat.player_id is not None else None
-        seats.append(seat)
-    return game, seats
-
-
 def _same_command(earlier: list[GameEvent], command: dict, expected_seq: int | None) -> bool:
     """Whether ``command`` (and its ``expected_seq``) is the one whose events ``earlier`` are."""
     first = earlier[0]
@@ -520,15 +477,6 @@ def _same_command(earlier: list[GameEvent], command: dict, expected_seq: int | N
     return False
 
 
-def _earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
-    """What a command with this id from this seat appended before (a retry), in log order."""
-    load = _EVENT.loader()
-    rows = [load(row) for row in sql.fetch(_EARLIER_EVENTS, [game.pk, command_id, seat])]
-    for row in rows:
-        row.game = game
-    return rows
-
-
 def _acting_seat(seats: list[GameSeat], player: Player | None, seat: int | None) -> int:
     """The seat ``player`` plays (``seat`` if given: a CPU's or a timer's move)."""
     if seat is not None:
@@ -542,10 +490,12 @@ def _acting_seat(seats: list[GameSeat], player: Player | None, seat: int | None)
 
 
 def _execute(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult:
-    game, seats = _lock_game_with_seats(game_id)
+    game, seats = queries.lock_game_with_seats(game_id)
+    if game is None:
+        game = lock_game(game_id)  # not found, or a game without seats
     seat = _acting_seat(seats, player, seat)
     if command_id:
-        earlier = _earlier_events(game, command_id, seat)
+        earlier = queries.earlier_events(game, command_id, seat)
         if earlier:
             if not _same_command(earlier, command, expected_seq):
                 raise DomainError(
@@ -634,32 +584,11 @@ def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cau
     events = _events_of_move(game, state, emitted)
     rows = eventstore.new_rows(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
-    if not _write_if_unmoved(game, rows, at, command_id, seat):
+    if not queries.write_if_unmoved(game, LOG_FIELDS, rows, at, command_id, seat):
         return None  # the cached entry was stale (it is dropped): the locked path reads afresh
     eventstore.keep_engine_game(game, state, seats)
     _publish_on_commit(game, plan, rows)
     return CommandResult(game=game, events=rows)
-
-
-_UNMOVED = sql.Statement(
-    lambda: f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"
-)
-_COMMAND_NOT_SEEN = sql.Statement(
-    lambda: (
-        f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
-        f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"
-    )
-)
-
-
-def _write_if_unmoved(game: Game, rows: list[GameEvent], at: tuple[int, str], command_id: str, seat: int) -> bool:
-    """Update the row's log fields and insert ``rows``, in one statement, if the game is still
-    at log version ``at`` and active (and, with a command id, this seat never sent it)."""
-    condition, params = str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
-    if command_id:
-        condition += str(_COMMAND_NOT_SEEN)
-        params += [game.pk, command_id, seat]
-    return sql.update_and_insert_if(game, LOG_FIELDS, condition, params, rows)
 
 
 def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:

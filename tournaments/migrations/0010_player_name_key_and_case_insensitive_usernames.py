@@ -13,7 +13,7 @@ with the list, for an operator to rename by hand (a login handle is not ours to 
 from django.conf import settings
 from django.db import migrations, models
 
-from tournaments.clubs.names import display_name_key
+from tournaments.names import display_name_key
 
 USERNAME_INDEX = "auth_user_username_lower_unique"
 

@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
             field=models.CharField(
                 default="",
                 editable=False,
-                help_text="display name case-folded (tournaments.clubs.names): unique per club",
+                help_text="display name case-folded (tournaments.names): unique per club",
                 max_length=180,
             ),
         ),

@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from tournaments.clubs.names import display_name_key
+from tournaments.names import display_name_key
 
 
 class Club(models.Model):
@@ -65,7 +65,7 @@ class Player(models.Model):
         max_length=180,
         editable=False,
         default="",
-        help_text="display name case-folded (tournaments.clubs.names): unique per club",
+        help_text="display name case-folded (tournaments.names): unique per club",
     )
     club = models.ForeignKey(Club, null=True, blank=True, on_delete=models.SET_NULL, related_name="players")
     bot_kind = models.CharField(max_length=16, choices=BotKind.choices, blank=True, default="")

@@ -10,8 +10,8 @@ from django.forms.models import model_to_dict
 from tests.factories import CpuPlayerFactory, GameFactory, GameSeatFactory, PlayerFactory
 from tests.tournaments.helpers import seated_table
 from tournaments.games import eventstore, sql
-from tournaments.games.feed import _game_and_events_since
-from tournaments.games.services import _earlier_events, _lock_game_with_seats, game_execute_command
+from tournaments.games.queries import earlier_events, game_and_events_since, lock_game_with_seats
+from tournaments.games.services import game_execute_command
 from tournaments.models import Game, GameEvent, GameSeat
 
 pytestmark = pytest.mark.django_db
@@ -119,7 +119,7 @@ def test_locking_a_game_gives_its_seats_in_order_with_players_and_open_seats():
     human, cpu = PlayerFactory(), CpuPlayerFactory()
     for seat, player in ((2, None), (0, human), (1, cpu)):
         GameSeatFactory(game=game, seat=seat, player=player)
-    locked, seats = _lock_game_with_seats(game.pk)
+    locked, seats = lock_game_with_seats(game.pk)
     assert _fields(locked) == _fields(Game.objects.get(pk=game.pk))
     orm = list(GameSeat.objects.filter(game=game).select_related("player").order_by("seat"))
     assert [_fields(s) for s in seats] == [_fields(s) for s in orm]
@@ -133,14 +133,14 @@ def test_a_retried_command_finds_what_it_appended_and_the_feed_reads_the_same_ro
     first = game_execute_command(
         game_id=game.pk, player=people[0], command_id="x1", command={"type": "pass", "cards": view["hand"][:3]}
     )
-    earlier = _earlier_events(first.game, "x1", 0)
+    earlier = earlier_events(first.game, "x1", 0)
     assert [_fields(r) for r in earlier] == [_fields(r) for r in first.events]
-    fresh, rows = _game_and_events_since(game.pk, first.events[0].seq - 1)
+    fresh, rows = game_and_events_since(game.pk, first.events[0].seq - 1)
     assert _fields(fresh) == _fields(Game.objects.get(pk=game.pk))
     assert [_fields(r) for r in rows] == [
         _fields(r) for r in GameEvent.objects.filter(game=game, seq__gte=first.events[0].seq).order_by("seq")
     ]
-    assert _game_and_events_since(game.pk, fresh.seq) == (None, [])
+    assert game_and_events_since(game.pk, fresh.seq) == (None, [])
 
 
 def test_insert_splits_a_long_log_into_statements_the_database_accepts(monkeypatch):

@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from engine import bots
 from tournaments.clubs.services import player_get_or_create_cpu, player_register
 from tournaments.models import Club, League, Player
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
                 player_register(
                     username=username, password=DEMO_PASSWORD, display_name=username.capitalize(), club=club
                 )
-        for kind in ("random", "rule", "montecarlo"):
+        for kind in bots.KINDS:
             player_get_or_create_cpu(bot_kind=kind)
         if not User.objects.filter(username="director").exists():
             User.objects.create_superuser("director", "director@example.org", DEMO_PASSWORD)

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from engine import bots
 from hearts_league.api import DomainError
 from tournaments.competitions.selectors import standings_for_tournament
 from tournaments.competitions.services import (
@@ -39,7 +40,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--players", type=int, default=40)
         parser.add_argument("--rounds", type=int, default=5)
-        parser.add_argument("--bots", choices=["random", "rule", "montecarlo"], default="rule")
+        parser.add_argument("--bots", choices=bots.KINDS, default="rule")
         parser.add_argument("--format", choices=Tournament.Format.values, default=Tournament.Format.SWISS)
         parser.add_argument(
             "--hands",

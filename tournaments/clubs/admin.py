@@ -1,0 +1,28 @@
+"""Django admin for clubs, leagues and players."""
+
+from django.contrib import admin
+
+from tournaments.models import Club, League, Player
+
+
+@admin.register(Club)
+class ClubAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "created_at"]
+    prepopulated_fields = {"slug": ["name"]}
+    search_fields = ["name"]
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "club", "rate_games_with_cpus", "created_at"]
+    list_filter = ["club"]
+    prepopulated_fields = {"slug": ["name"]}
+    search_fields = ["name", "club__name"]
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["display_name", "user", "club", "bot_kind", "is_guest", "created_at"]
+    list_filter = ["bot_kind", "is_guest", "club"]
+    search_fields = ["display_name", "user__username"]
+    raw_id_fields = ["user"]

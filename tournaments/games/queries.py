@@ -1,0 +1,104 @@
+"""The hand-written statements of the hot paths (a move, a connection catching up), on the SQL
+toolkit of ``tournaments.games.sql``. Everything else reads and writes through the ORM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tournaments.games import sql
+from tournaments.models import Game, GameEvent, GameSeat, Player
+
+_GAME, _SEAT, _PLAYER, _EVENT = (
+    sql.Columns(Game, "g"),
+    sql.Columns(GameSeat, "s"),
+    sql.Columns(Player, "p"),
+    sql.Columns(GameEvent, "e"),
+)
+
+# Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
+# seats, then what hangs off a seat): PostgreSQL locks a joined row's tables in the order of the
+# FROM clause. Locking the seats is what makes them current: a statement that waited for the game
+# row's lock re-reads only the rows it locked, so seats read unlocked would be those of before
+# the transaction it waited for (a leave committed meanwhile would go unseen).
+_LOCK_WITH_SEATS = sql.Statement(
+    lambda: (
+        f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
+        f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
+        f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"
+    )
+)
+_EARLIER_EVENTS = sql.Statement(
+    lambda: (
+        f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
+        f" WHERE e.game_id = %s AND e.command_id = %s AND e.actor_seat = %s ORDER BY e.seq"
+    )
+)
+
+
+def lock_game_with_seats(game_id: int) -> tuple[Game | None, list[GameSeat]]:
+    """Lock the game row and its seats, and read them with the seats' players, in one statement
+    (a move's hot path). ``(None, [])`` if the game has no seats or does not exist."""
+    found = sql.fetch(_LOCK_WITH_SEATS, [game_id])
+    if not found:
+        return None, []
+    game = _GAME.loader()(found[0])
+    load_seat, load_player = _SEAT.loader(_GAME.width), _PLAYER.loader(_GAME.width + _SEAT.width)
+    seats = []
+    for row in found:
+        seat = load_seat(row)
+        seat.game = game
+        seat.player = load_player(row) if seat.player_id is not None else None
+        seats.append(seat)
+    return game, seats
+
+
+def earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
+    """What a command with this id from this seat appended before (a retry), in log order."""
+    load = _EVENT.loader()
+    rows = [load(row) for row in sql.fetch(_EARLIER_EVENTS, [game.pk, command_id, seat])]
+    for row in rows:
+        row.game = game
+    return rows
+
+
+_UNMOVED = sql.Statement(
+    lambda: f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"
+)
+_COMMAND_NOT_SEEN = sql.Statement(
+    lambda: (
+        f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
+        f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"
+    )
+)
+
+
+def write_if_unmoved(
+    game: Game, fields: Sequence[str], rows: list[GameEvent], at: tuple[int, str], command_id: str, seat: int
+) -> bool:
+    """Update the row's ``fields`` and insert ``rows``, in one statement, if the game is still
+    at log version ``at`` and active (and, with a command id, this seat never sent it)."""
+    condition, params = str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
+    if command_id:
+        condition += str(_COMMAND_NOT_SEEN)
+        params += [game.pk, command_id, seat]
+    return sql.update_and_insert_if(game, fields, condition, params, rows)
+
+
+_GAME_AND_EVENTS_SINCE = sql.Statement(
+    lambda: (
+        f"SELECT {_EVENT.select()}, {_GAME.select()} FROM {sql.table(GameEvent)} e"
+        f" JOIN {sql.table(Game)} g ON g.id = e.game_id WHERE e.game_id = %s AND e.seq > %s ORDER BY e.seq"
+    )
+)
+
+
+def game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[GameEvent]]:
+    """The game row and its events after ``seq`` (none: ``(None, [])``), in one statement: one
+    snapshot, so the row's seq is the last of these events. Every change makes each process
+    with a watcher run this, hence hand-written (``tournaments.games.sql``)."""
+    found = sql.fetch(_GAME_AND_EVENTS_SINCE, [game_id, seq])
+    if not found:
+        return None, []
+    game = _GAME.loader(_EVENT.width)(found[-1])
+    load = _EVENT.loader()
+    return game, [load(row) for row in found]
