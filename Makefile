@@ -25,11 +25,12 @@ run: install
 test: install
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-## The checks CI and the pre-commit hooks run: lint, format, import contracts.
+## The checks CI and the pre-commit hooks run: lint, format, import contracts and the diagram drawn from them.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m hearts_league.import_diagram --check
 
 bench: install
 	$(PY) -m engine.bench
