@@ -27,7 +27,7 @@ def game_run_finished_hooks(*, game_id: int) -> None:
 
 def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
     """Make the moves that lost timers would have made (a crashed worker, a lost message), drop
-    the connections of server processes that died and hand on seats whose away check was lost,
+    the connections of server processes that died and mark away the seats whose away check was lost,
     and run the finished-game hooks of games whose ``game_finished`` task was lost."""
     grace = timedelta(seconds=settings.HEARTS_SWEEP_GRACE if grace_seconds is None else grace_seconds)
     cutoff = timezone.now() - grace
@@ -42,7 +42,7 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
         log.warning("sweeper made %s overdue move(s)", moved)
     if handled := sweep_presence():
         log.warning(
-            "sweeper dropped connections of stopped server processes or handed on seats whose away check was lost (%s)",
+            "sweeper dropped connections of stopped server processes or marked away seats whose away check was lost (%s)",
             handled,
         )
     if expired := invitations_expire():

@@ -4,7 +4,7 @@ for the grace period, and comes back when the player returns from the same devic
 Each open connection is a row naming the server process that holds it and the player it was
 opened by. Server processes record a heartbeat (with the rows of the connections they hold)
 every HEARTS_SERVER_HEARTBEAT seconds; the sweeper drops the connections of a process whose
-heartbeats stopped (it crashed, or was killed without closing its sockets), and hands on any
+heartbeats stopped (it crashed, or was killed without closing its sockets), and marks away any
 seat whose grace period ran out without its check being made. Times that several hosts
 compare are the database's clock.
 
@@ -117,7 +117,8 @@ def seat_disconnected(*, game_id: int, seat: int, player_id: int, connection_id:
 
 @transaction.atomic
 def seat_vacate_if_still_gone(*, game_id: int, seat: int, since: datetime) -> bool:
-    """Compare-and-set: vacate only if the player has stayed away since ``since``."""
+    """Compare-and-set: vacate the seat (mark it away: ``SeatVacated``) only if the player has
+    stayed disconnected since ``since``."""
     game = lock_game(game_id)
     row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
     if (
@@ -138,8 +139,8 @@ def seat_vacate_if_still_gone(*, game_id: int, seat: int, since: datetime) -> bo
 
 def sweep_presence() -> int:
     """The sweeper's part: drop the connections of server processes silent for
-    HEARTS_SERVER_DEAD_AFTER seconds, and hand on the seats whose grace period ran out without
-    their check being made (a lost task). Returns connections dropped plus seats handed on."""
+    HEARTS_SERVER_DEAD_AFTER seconds, and mark away the seats whose grace period ran out without
+    their check being made (a lost task). Returns connections dropped plus seats marked away."""
     dead = Now() - timedelta(seconds=settings.HEARTS_SERVER_DEAD_AFTER)
     alive = ServerHeartbeat.objects.filter(seen_at__gte=dead).values("server")
     # a server records its first heartbeat just after its first connection: younger rows are spared
@@ -148,12 +149,12 @@ def sweep_presence() -> int:
         server__in=SeatConnection.objects.values("server")
     ).delete()
     overdue = timezone.now() - timedelta(seconds=settings.HEARTS_AWAY_GRACE + settings.HEARTS_SWEEP_GRACE)
-    handed_on = 0
+    marked_away = 0
     for game_id, seat, since in GameSeat.objects.filter(
         game__status=Game.Status.ACTIVE, away=False, disconnected_since__lt=overdue
     ).values_list("game_id", "seat", "disconnected_since"):
-        handed_on += seat_vacate_if_still_gone(game_id=game_id, seat=seat, since=since)
-    return dropped + handed_on
+        marked_away += seat_vacate_if_still_gone(game_id=game_id, seat=seat, since=since)
+    return dropped + marked_away
 
 
 def _drop(connections) -> int:
