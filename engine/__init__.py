@@ -43,12 +43,12 @@ Readings of the rules the engine makes (docs/rules.md describes them; tests name
 
 >>> g = Game.new(Rules(players=3), seed=1)
 >>> g.phase, g.pass_direction, len(g.hand(0))
-('passing', 'left', 17)
+(<Phase.PASSING: 'passing'>, 'left', 17)
 """
 
 from .cards import Card, cards_of
 from .events import Event, event_from_dict
-from .game import Game, IllegalMove, Position, ReplayError
+from .game import Game, IllegalMove, Phase, Position, ReplayError
 from .redact import redact
 from .rules import Rules
 
@@ -59,6 +59,7 @@ __all__ = [
     "Event",
     "Game",
     "IllegalMove",
+    "Phase",
     "Position",
     "ReplayError",
     "Rules",

@@ -37,6 +37,7 @@ from .analysis import (
     summarise,
 )
 from .bots import make
+from .core import Phase
 from .game import Game
 from .rules import Rules
 
@@ -53,12 +54,12 @@ def play_game(seed: Any, seats: list[str], hands: int, rules: Rules | None = Non
     g = Game.new(rules, seed=seed)
     params = {"montecarlo": {"time_budget_ms": None}}  # deterministic: no deadline
     bots = [make(k, seed=f"{seed}:{s}", **params.get(k, {})) for s, k in enumerate(seats)]
-    while g.hand_number <= hands and g.phase != "game_over":
+    while g.hand_number <= hands and g.phase != Phase.GAME_OVER:
         ph = g.phase
-        if ph == "passing":
+        if ph == Phase.PASSING:
             for s in g.to_act:
                 g.pass_cards(s, bots[s].decide(g.view(s))["cards"])
-        elif ph == "playing":
+        elif ph == Phase.PLAYING:
             s = g.to_act[0]
             g.play(s, bots[s].decide(g.view(s))["card"])
         else:

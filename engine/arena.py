@@ -28,6 +28,7 @@ from typing import Any, TextIO
 
 from .bots import make
 from .cards import FULL_DECK, cards_of
+from .core import Phase
 from .game import Game
 from .rules import Rules
 
@@ -85,13 +86,13 @@ def play_hand(game: Game, bots: list[Any], kinds: list[str], tally: Tally) -> li
     clock = time.perf_counter
     while True:
         ph = game.phase
-        if ph == "passing":
+        if ph == Phase.PASSING:
             for s in game.to_act:
                 t0 = clock()
                 cmd = bots[s].decide(game.view(s))
                 times[kinds[s]].append(clock() - t0)
                 game.pass_cards(s, cmd["cards"])
-        elif ph == "playing":
+        elif ph == Phase.PLAYING:
             s = game.to_act[0]
             view = game.view(s)
             t0 = clock()
@@ -101,7 +102,7 @@ def play_hand(game: Game, bots: list[Any], kinds: list[str], tally: Tally) -> li
             if len(view["legal_plays"]) > 1:
                 tally.choice_times[kinds[s]].append(dt)
             game.play(s, cmd["card"])
-        elif ph == "moon_choice":
+        elif ph == Phase.MOON_CHOICE:
             s = game.to_act[0]
             cmd = bots[s].decide(game.view(s))
             game.choose_moon(s, cmd["choice"])

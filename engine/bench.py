@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Callable
 
+from .core import Phase
 from .fast import playout, random_hand
 from .game import Game
 from .rules import Rules
@@ -25,13 +26,13 @@ def play_random_game(rules: Rules, seed: int, rng: random.Random) -> Game:
     choice, sample = rng.choice, rng.sample
     while True:
         ph = g.phase
-        if ph == "playing":
+        if ph == Phase.PLAYING:
             s = g.state.turn  # type: ignore[union-attr]  # playing: the state is set
             g.play(s, choice(g.legal_plays(s)))
-        elif ph == "passing":
+        elif ph == Phase.PASSING:
             for s in g.to_act:
                 g.pass_cards(s, sample(g.hand(s), 3))
-        elif ph == "moon_choice":
+        elif ph == Phase.MOON_CHOICE:
             g.choose_moon(g.to_act[0], choice(("add_to_others", "subtract_from_self")))
         else:
             return g

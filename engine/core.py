@@ -23,6 +23,8 @@ calls the same two methods, so both paths apply the same rules.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from .cards import (
     ACE_SPADES,
     CLUBS,
@@ -34,6 +36,18 @@ from .cards import (
     SUIT_MASKS,
 )
 from .rules import Rules
+
+
+class Phase(StrEnum):
+    """Where a game is: passing cards, playing tricks, waiting for a moon shooter's choice, or over.
+    Members are strings, so a view's ``"phase"`` reads (and serialises) as before."""
+
+    PASSING = "passing"
+    PLAYING = "playing"
+    MOON_CHOICE = "moon_choice"
+    GAME_OVER = "game_over"
+    DEALING = "dealing"  # only a replay position between a hand's last event and the next deal
+
 
 QS_BIT = 1 << QUEEN_SPADES
 KS_BIT = 1 << KING_SPADES

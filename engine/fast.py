@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .cards import HEARTS, NAMES, Card, cards_of, mask_of
-from .core import QS_BIT, SUIT_OF, PlayState, first_lead_card, score_hand
+from .core import QS_BIT, SUIT_OF, Phase, PlayState, first_lead_card, score_hand
 from .rules import Rules
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def from_view(view: dict[str, Any], hands: Sequence[int], kitty: int = 0) -> Pla
     """
     rules = Rules.from_dict(view["rules"])
     n = rules.players
-    if view["phase"] != "playing":
+    if view["phase"] != Phase.PLAYING:
         raise ValueError("no hand is being played")
     st = PlayState.__new__(PlayState)
     st.n = n

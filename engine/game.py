@@ -3,7 +3,7 @@
 >>> from engine import Game, Rules
 >>> g = Game.new(Rules(passing="off"), seed=7)
 >>> g.phase, g.hand_number, g.to_act
-('playing', 1, (2,))
+(<Phase.PLAYING: 'playing'>, 1, (2,))
 >>> [str(c) for c in g.legal_plays(2)]
 ['2C']
 >>> [e.type for e in g.play(2, "2C")]
@@ -27,6 +27,7 @@ from .core import (
     FIRST_TRICK_BANNED,
     FIRST_TRICK_SAFE,
     QS_BIT,
+    Phase,
     PlayState,
     mask_points,
     moon_shooter,
@@ -48,11 +49,6 @@ from .events import (
 )
 from .redact import can_see_kitty
 from .rules import MOON_CHOICES, Rules
-
-PASSING = "passing"
-PLAYING = "playing"
-MOON_CHOICE = "moon_choice"
-GAME_OVER = "game_over"
 
 PASS_OFFSETS = {"left": 1, "right": -1, "across": 2, "none": 0}
 
@@ -115,7 +111,7 @@ class Game:
         self.players = players
         self.seed = seed
         self.events: list[Event] = []
-        self.phase = PASSING
+        self.phase = Phase.PASSING
         self.hand_number = 0
         self.dealer = 0
         self.pass_direction = "none"
@@ -213,7 +209,7 @@ class Game:
         >>> g = Game.new(Rules(passing="off"), seed=7)
         >>> log = [e.to_dict() for e in g.events]
         >>> Game.position(log, 1).view(0)["phase"], Game.position(log, 1).view(0)["hand"]
-        ('dealing', [])
+        (<Phase.DEALING: 'dealing'>, [])
         """
         items = list(events)[:count]
         if count < 1 or not items:
@@ -304,11 +300,11 @@ class Game:
     def to_act(self) -> tuple[int, ...]:
         """Seats whose input is awaited now."""
         ph = self.phase
-        if ph == PLAYING:
+        if ph == Phase.PLAYING:
             return (self._state.turn,)  # type: ignore[union-attr]  # playing: _state is set
-        if ph == PASSING:
+        if ph == Phase.PASSING:
             return tuple(s for s, p in enumerate(self._passes) if p is None)
-        if ph == MOON_CHOICE:
+        if ph == Phase.MOON_CHOICE:
             return (self._shooter,)  # type: ignore[return-value]  # choosing: _shooter is set
         return ()
 
@@ -345,18 +341,18 @@ class Game:
         if type(seat) is not int or not 0 <= seat < self._n:
             self._check_seat(seat)
         st: PlayState = self._state  # type: ignore[assignment]  # None only outside "playing", tested first
-        if self.phase != PLAYING or st.turn != seat:
+        if self.phase != Phase.PLAYING or st.turn != seat:
             return []
         return list(cards_of(st.legal_mask()))
 
     def legal_mask(self) -> int:
         """The legal plays of the seat to act as a mask (0 when not playing)."""
-        return self._state.legal_mask() if self.phase == PLAYING else 0  # type: ignore[union-attr]  # _state is set
+        return self._state.legal_mask() if self.phase == Phase.PLAYING else 0  # type: ignore[union-attr]  # _state is set
 
     # ------------------------------------------------------------------ commands
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> list[Event]:
         """Choose the 3 cards ``seat`` passes this hand."""
-        if self.phase != PASSING:
+        if self.phase != Phase.PASSING:
             raise IllegalMove("wrong_phase", self._phase_message("pass cards"))
         seat = self._check_seat(seat)
         if self._passes[seat] is not None:
@@ -401,7 +397,7 @@ class Game:
     def play(self, seat: int, card: Card | str) -> list[Event]:
         """Play ``card`` for ``seat``."""
         st: PlayState = self._state  # type: ignore[assignment]  # None only outside "playing", refused next
-        if self.phase != PLAYING:
+        if self.phase != Phase.PLAYING:
             raise IllegalMove("wrong_phase", self._phase_message("play a card"))
         if seat != st.turn or type(seat) is not int:
             seat = self._check_seat(seat)
@@ -431,7 +427,7 @@ class Game:
 
     def choose_moon(self, seat: int, choice: str) -> list[Event]:
         """The shooter's choice under the "shooter_chooses" moon option."""
-        if self.phase != MOON_CHOICE:
+        if self.phase != Phase.MOON_CHOICE:
             raise IllegalMove("wrong_phase", self._phase_message("choose a moon result"))
         seat = self._check_seat(seat)
         if seat != self._shooter:
@@ -462,10 +458,10 @@ class Game:
 
     def _phase_message(self, what: str) -> str:
         return {
-            PASSING: f"You cannot {what} now: players are passing cards.",
-            PLAYING: f"You cannot {what} now: the hand is being played.",
-            MOON_CHOICE: f"You cannot {what} now: the moon shooter is choosing.",
-            GAME_OVER: f"You cannot {what} now: the game is over.",
+            Phase.PASSING: f"You cannot {what} now: players are passing cards.",
+            Phase.PLAYING: f"You cannot {what} now: the hand is being played.",
+            Phase.MOON_CHOICE: f"You cannot {what} now: the moon shooter is choosing.",
+            Phase.GAME_OVER: f"You cannot {what} now: the game is over.",
         }[self.phase]
 
     def _illegal(self, seat: int, card: Card) -> IllegalMove:
@@ -520,7 +516,7 @@ class Game:
         shooter = moon_shooter(st.taken, self.rules)
         if shooter is not None and self.rules.moon == "shooter_chooses":
             self._shooter = shooter
-            self.phase = MOON_CHOICE
+            self.phase = Phase.MOON_CHOICE
             ev = MoonChoiceRequested(self.hand_number, shooter)
             self.events.append(ev)
             out.append(ev)
@@ -546,7 +542,7 @@ class Game:
         low = min(totals)
         if max(totals) >= rules.end_score and totals.count(low) == 1:
             self.winner = totals.index(low)
-            self.phase = GAME_OVER
+            self.phase = Phase.GAME_OVER
             end = GameEnded(tuple(totals), self.winner)
             self.events.append(end)
             out.append(end)
@@ -622,12 +618,12 @@ class Game:
         if self.pass_direction == "none":
             self._begin_play()
         else:
-            self.phase = PASSING
+            self.phase = Phase.PASSING
         return [ev]
 
     def _begin_play(self) -> None:
         self._state = PlayState.start(self.rules, self._hands, self._kitty, self.dealer)
-        self.phase = PLAYING
+        self.phase = Phase.PLAYING
 
     def copy(self) -> Game:
         """An independent copy (events are immutable and shared; lists are copied)."""
@@ -690,7 +686,7 @@ class Game:
         n = self._n
         st = self._state
         rules = self.rules
-        over = self.phase == GAME_OVER
+        over = self.phase == Phase.GAME_OVER
         d: dict[str, Any] = {
             "seat": seat,
             "players": list(self.players),
@@ -746,11 +742,8 @@ class Game:
         d["totals"] = list(self.totals)
         d["hand_scores"] = [_score_dict(e) for e in self.hand_scores]
         d["winner"] = self.winner
-        d["moon"] = {"shooter": self._shooter, "awaiting_choice": True} if self.phase == MOON_CHOICE else None
+        d["moon"] = {"shooter": self._shooter, "awaiting_choice": True} if self.phase == Phase.MOON_CHOICE else None
         return d
-
-
-DEALING = "dealing"
 
 
 class Position:
@@ -768,9 +761,9 @@ class Position:
         self.after = after
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         if self.game._awaiting_deal and not self.partial:
-            return DEALING
+            return Phase.DEALING
         return self.game.phase
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
@@ -791,7 +784,7 @@ class Position:
                 d[key] = before[key]
             if type(last) is TrickTaken:
                 d["totals"], d["hand_scores"] = before["totals"], before["hand_scores"]
-            d["phase"], d["winner"] = PLAYING, None
+            d["phase"], d["winner"] = Phase.PLAYING, None
         else:
             d = g.view(seat)
             for event in self.partial:
@@ -803,7 +796,7 @@ class Position:
 def _as_dealing(d: dict[str, Any], n: int) -> None:
     """A view awaiting the next HandDealt: no cards anywhere yet."""
     d.update(
-        phase=DEALING,
+        phase=Phase.DEALING,
         to_act=[],
         legal_plays=[],
         hand=[] if d["seat"] is not None else None,
@@ -887,14 +880,10 @@ def _parse_deal(rules: Rules, deal: Sequence[Iterable[Card | str]]) -> tuple[lis
 
 
 __all__ = [
-    "DEALING",
-    "GAME_OVER",
-    "MOON_CHOICE",
-    "PASSING",
-    "PLAYING",
     "QS_BIT",
     "Game",
     "IllegalMove",
+    "Phase",
     "Position",
     "ReplayError",
 ]

@@ -25,7 +25,7 @@ from .cards import (
 )
 
 LEFTOVER = ("remove", "kitty")
-PASSING = ("cycle", "left", "off")
+PASS_MODES = ("cycle", "left", "off")
 FIRST_LEAD = ("lowest_club", "left_of_dealer")
 MOON = ("add_to_others", "subtract_from_self", "shooter_chooses", "off")
 MOON_CHOICES = ("add_to_others", "subtract_from_self")
@@ -80,7 +80,7 @@ class Rules:
         if type(self.players) is not int or self.players not in (3, 4, 5):
             raise ValueError("players must be 3, 4 or 5")
         _choice("leftover", self.leftover, LEFTOVER)
-        _choice("passing", self.passing, PASSING)
+        _choice("passing", self.passing, PASS_MODES)
         _choice("first_lead", self.first_lead, FIRST_LEAD)
         _choice("moon", self.moon, MOON)
         for name in (

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import FULL_DECK, HEARTS, SUIT_MASKS, mask_of
-from ..core import QS_BIT, SUIT_OF
+from ..core import QS_BIT, SUIT_OF, Phase
 from ..rules import Rules
 
 _NAME_BIT = {}
@@ -64,13 +64,13 @@ def awaits(view: dict[str, Any]) -> str:
     to_act = view.get("to_act") or []
     if seat not in to_act:
         raise ValueError(f"seat {seat} is not awaited now (phase {phase}, to act {to_act})")
-    if phase == "passing":
+    if phase == Phase.PASSING:
         if view.get("passed") is not None:
             raise ValueError(f"seat {seat} has already passed")
         return "pass"
-    if phase == "playing":
+    if phase == Phase.PLAYING:
         return "play"
-    if phase == "moon_choice":
+    if phase == Phase.MOON_CHOICE:
         return "moon_choice"
     raise ValueError(f"nothing to decide in phase {phase!r}")
 

@@ -42,7 +42,7 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
         log.warning("sweeper made %s overdue move(s)", moved)
     if handled := sweep_presence():
         log.warning(
-            "sweeper dropped connections of stopped server processes or marked away seats whose away check was lost (%s)",
+            "sweeper dropped connections of dead server processes or marked away seats whose check was lost (%s)",
             handled,
         )
     if expired := invitations_expire():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Max
 
+import engine
 from tournaments.competitions.selectors import player_names, standings_for_tournament
 from tournaments.games import eventstore
 from tournaments.models import Game, GameEvent, GameSeat, Round, Tournament
@@ -71,7 +72,7 @@ def board_for_tournament(tournament: Tournament) -> dict:
         if game is not None and game.status == Game.Status.ACTIVE:
             progress = eventstore.read_engine_game(game, _progress)
         elif game is not None and game.status == Game.Status.FINISHED:
-            progress = {"hand_number": hands.get(game.pk, 0), "phase": "game_over", "to_act": []}
+            progress = {"hand_number": hands.get(game.pk, 0), "phase": engine.Phase.GAME_OVER, "to_act": []}
         hidden = game is not None and game.sealed and not round_over
         table_seats = []
         for seat, pid in enumerate(table.players):

@@ -451,7 +451,7 @@ def audit_game(game: Game) -> AuditReport:
         return bad(rows[-1].seq, "the replay produced a different number of events")
 
     stopped = next((r for r in rows if r.type == "HandLimitReached"), None)
-    over = replayed.phase == "game_over" or stopped is not None
+    over = replayed.phase == engine.Phase.GAME_OVER or stopped is not None
     if over != game.is_over:
         return bad(rows[-1].seq, "the stored game status disagrees with the replay")
     if stopped is not None and (
@@ -460,7 +460,7 @@ def audit_game(game: Game) -> AuditReport:
         return bad(stopped.seq, "the hand limit was not where the replay says")
     if over and game.final_totals != list(replayed.totals):
         return bad(rows[-1].seq, "the stored result disagrees with the replay")
-    if replayed.phase == "game_over" and game.winner_seat != replayed.winner:
+    if replayed.phase == engine.Phase.GAME_OVER and game.winner_seat != replayed.winner:
         return bad(rows[-1].seq, "the stored winner disagrees with the replay")
     cached_equal = engine_cache.read(game, lambda state: state == replayed)
     if cached_equal[0] and not cached_equal[1]:

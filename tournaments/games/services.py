@@ -531,7 +531,7 @@ def _events_of_move(game: Game, state: engine.Game, emitted: list) -> list[dict]
     """The engine's events of a move and, if it ended the game (or its hand limit), the game's
     closing events; sets the row's result fields."""
     events = [event.to_dict() for event in emitted]
-    if state.phase == "game_over":
+    if state.phase == engine.Phase.GAME_OVER:
         game.status, game.finished_at = Game.Status.FINISHED, timezone.now()
         game.final_totals, game.winner_seat = list(state.totals), state.winner
         events.append(DealSaltRevealed(salt=game.deal_salt).to_dict())

@@ -26,7 +26,7 @@ class TurnPlan:
 
 def turn_key(state: engine.Game) -> str:
     """Identifies the turn awaited: passing keeps one key (and one deadline) until all have passed."""
-    if state.phase == "playing":
+    if state.phase == engine.Phase.PLAYING:
         play = state.state  # the trick number and cards in the trick, as the view shows them
         return f"{state.hand_number}:{min(play.tricks_done + 1, play.hand_size)}:{len(play.trick)}"
     return f"{state.hand_number}:{state.phase}"
@@ -44,7 +44,7 @@ def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:
     ``seats``: the game's seats with their players, if the caller has them already.
     """
     now = timezone.now()
-    if game.status != Game.Status.ACTIVE or state.phase == "game_over":
+    if game.status != Game.Status.ACTIVE or state.phase == engine.Phase.GAME_OVER:
         game.turn_key, game.turn_deadline, game.cpu_due_at = "", None, None
         return TurnPlan()
     to_act = state.to_act
