@@ -72,7 +72,7 @@ def awaits(view: dict[str, Any]) -> str:
         return "play"
     if phase == Phase.MOON_CHOICE:
         return "moon_choice"
-    raise ValueError(f"nothing to decide in phase {phase!r}")
+    raise ValueError(f"nothing to decide in phase {str(phase)!r}")
 
 
 @dataclass
