@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint bench messages
+.PHONY: install run test lint typecheck bench messages
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,15 @@ run: install
 test: install
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-## The checks CI and the pre-commit hooks run: lint, format, import contracts.
-lint: install
+## The checks CI and the pre-commit hooks run: lint, format, import contracts, types.
+lint: install typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+
+## mypy on what [tool.mypy] in pyproject.toml lists (engine/ strict), with its flags from there only.
+typecheck: install
+	$(VENV)/bin/mypy
 
 bench: install
 	$(PY) -m engine.bench

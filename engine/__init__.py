@@ -2,7 +2,8 @@
 
 Public face::
 
-    from engine import Card, Rules, Game, IllegalMove, Event, event_from_dict, redact
+    from engine import Card, Rules, Game, IllegalMove, ReplayError, Position
+    from engine import Event, event_from_dict, cards_of, redact
 
 - ``engine.cards``: ``Card`` (an int 0..51, suit-major) and 52-bit card masks.
 - ``engine.rules``: ``Rules``, every option of docs/rules.md as a frozen dataclass field.
@@ -45,48 +46,23 @@ Readings of the rules the engine makes (docs/rules.md describes them; tests name
 ('passing', 'left', 17)
 """
 
-from .cards import CARDS, Card, cards_of, mask_of
-from .core import PlayState
-from .events import (
-    CardPlayed,
-    CardsPassed,
-    Event,
-    GameEnded,
-    GameStarted,
-    HandDealt,
-    HandScored,
-    MoonChoiceRequested,
-    MoonChosen,
-    PassCompleted,
-    TrickTaken,
-    event_from_dict,
-)
+from .cards import Card, cards_of
+from .events import Event, event_from_dict
 from .game import Game, IllegalMove, Position, ReplayError
 from .redact import redact
 from .rules import Rules
 
+# What the apps, bench/ and tests/ import from ``engine`` itself; the rest (event classes,
+# PlayState, masks, bots, analysis) is imported from its submodule.
 __all__ = [
-    "CARDS",
     "Card",
-    "CardPlayed",
-    "CardsPassed",
     "Event",
     "Game",
-    "GameEnded",
-    "GameStarted",
-    "HandDealt",
-    "HandScored",
     "IllegalMove",
-    "MoonChoiceRequested",
-    "MoonChosen",
-    "PassCompleted",
-    "PlayState",
     "Position",
     "ReplayError",
     "Rules",
-    "TrickTaken",
     "cards_of",
     "event_from_dict",
-    "mask_of",
     "redact",
 ]

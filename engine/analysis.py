@@ -66,7 +66,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 from typing import Any
@@ -277,7 +277,7 @@ def analyse(
 
 def summarise(results: Iterable[dict[str, Any]], players: int) -> list[dict[str, Any]]:
     """Per seat: decisions, choices (not forced), total and mean loss, counts per class."""
-    out = [
+    out: list[dict[str, Any]] = [
         {"seat": s, "decisions": 0, "choices": 0, "total_loss": 0.0, "counts": dict.fromkeys(CLASSES, 0)}
         for s in range(players)
     ]
@@ -355,7 +355,7 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 3)
 
 
-def _mean_se(diffs: list[float]) -> float:
+def _mean_se(diffs: Sequence[float]) -> float:
     k = len(diffs)
     if k < 2:
         return 0.0
@@ -427,7 +427,13 @@ def _play_option(group: list[int], expected: float | None, samples: int) -> dict
 
 
 def _compare(
-    means: list[float], values: list[list[int]], t: int, samples: int, options: list[dict[str, Any]], taken: Any, name
+    means: list[float],
+    values: list[list[int]],
+    t: int,
+    samples: int,
+    options: list[dict[str, Any]],
+    taken: Any,
+    name: Callable[[int], Any],
 ) -> dict[str, Any]:
     """Best option (ties go to the option taken, then to the first), paired SE."""
     best = min(range(len(means)), key=lambda j: (means[j], j != t, j))

@@ -22,6 +22,7 @@ import os
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from .analysis import (
@@ -41,8 +42,11 @@ from .rules import Rules
 
 CHUNK = 12  # decisions per work item
 
+Log = list[dict[str, Any]]  # a game's events as to_dict() dicts
+Row = dict[str, Any]  # one review's result, or one measured decision
 
-def play_game(seed: Any, seats: list[str], hands: int, rules: Rules | None = None) -> list[dict]:
+
+def play_game(seed: Any, seats: list[str], hands: int, rules: Rules | None = None) -> Log:
     """A game dealt from ``seed`` that the bots ``seats`` play for ``hands`` hands
     (end score out of reach, so every hand is played); its event log as dicts."""
     rules = rules or Rules(players=len(seats), end_score=10_000)
@@ -63,9 +67,10 @@ def play_game(seed: Any, seats: list[str], hands: int, rules: Rules | None = Non
     return [e.to_dict() for e in g.events]
 
 
-def _work(args: tuple) -> tuple[list[dict], dict[str, float]]:
+def _work(args: tuple[Log, int | str, Budget, list[int]]) -> tuple[list[Row], dict[str, float]]:
     log, key, budget, positions = args
-    out, spent = [], defaultdict(float)
+    out: list[Row] = []
+    spent: defaultdict[str, float] = defaultdict(float)
     t = time.perf_counter()
     for r in analyse(log, key, budget=budget, positions=positions):
         now = time.perf_counter()
@@ -75,12 +80,12 @@ def _work(args: tuple) -> tuple[list[dict], dict[str, float]]:
     return out, dict(spent)
 
 
-def run_analysis(log: list[dict], key: Any, budget: Budget, jobs: int) -> tuple[list[dict], dict, float]:
+def run_analysis(log: Log, key: int | str, budget: Budget, jobs: int) -> tuple[list[Row], dict[str, float], float]:
     """Analyse the whole log with ``jobs`` processes: (results, worker seconds per kind, wall)."""
     positions = [d.position for d in decisions(log)]
     chunks = [(log, key, budget, positions[i : i + CHUNK]) for i in range(0, len(positions), CHUNK)]
     t0 = time.perf_counter()
-    results: list[dict] = []
+    results: list[Row] = []
     spent: dict[str, float] = defaultdict(float)
     if jobs > 1:
         with mp.get_context("fork").Pool(jobs) as pool:
@@ -139,7 +144,7 @@ def bench(a: argparse.Namespace, budget: Budget) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- calibration
-def _measure(args: tuple) -> list[dict]:
+def _measure(args: tuple[Log, str, Budget, list[int], list[str], int, list[str]]) -> list[Row]:
     log, key, budget, positions, seats, noise_every, kinds = args
     ref_budget = Budget(
         play_samples=4 * budget.play_samples,
@@ -166,7 +171,7 @@ def _measure(args: tuple) -> list[dict]:
     return out
 
 
-def _pct(xs: list[float], qs=(50, 75, 90, 95, 99)) -> str:
+def _pct(xs: list[float], qs: Iterable[float] = (50, 75, 90, 95, 99)) -> str:
     s = sorted(xs)
     if not s:
         return "-"
@@ -188,7 +193,7 @@ def measure(a: argparse.Namespace, budget: Budget) -> None:
         for i in range(0, len(ps), CHUNK):
             work.append((log, f"measure:{g}", budget, ps[i : i + CHUNK], seats, a.noise_every, a.kinds.split(",")))
     t0 = time.perf_counter()
-    rows: list[dict] = []
+    rows: list[Row] = []
     with mp.get_context("fork").Pool(a.jobs) as pool:
         for rs in pool.imap_unordered(_measure, work):
             rows += rs

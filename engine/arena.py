@@ -24,7 +24,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TextIO
 
 from .bots import make
 from .cards import FULL_DECK, cards_of
@@ -46,12 +46,12 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         self.deals.extend(other.deals)
-        for k, v in other.moons.items():
-            self.moons[k] += v
-        for k, v in other.times.items():
-            self.times[k].extend(v)
-        for k, v in other.choice_times.items():
-            self.choice_times[k].extend(v)
+        for k, count in other.moons.items():
+            self.moons[k] += count
+        for k, times in other.times.items():
+            self.times[k].extend(times)
+        for k, times in other.choice_times.items():
+            self.choice_times[k].extend(times)
         self.hands += other.hands
 
 
@@ -135,7 +135,7 @@ def run_deals(
     return tally
 
 
-def _job(args: tuple) -> Tally:
+def _job(args: tuple[Rules, list[str], list[int], Any, dict[str, dict[str, Any]]]) -> Tally:
     return run_deals(*args)
 
 
@@ -158,7 +158,7 @@ def percentile(xs: list[float], q: float) -> float:
     return s[i]
 
 
-def report(tally: Tally, seats: list[str], out=None) -> dict[str, Any]:
+def report(tally: Tally, seats: list[str], out: TextIO | None = None) -> dict[str, Any]:
     out = out or sys.stdout
     kinds = list(dict.fromkeys(seats))
     summary: dict[str, Any] = {"hands": tally.hands, "deals": len(tally.deals), "bots": {}}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 
 from .fast import playout, random_hand
 from .game import Game
@@ -25,7 +26,7 @@ def play_random_game(rules: Rules, seed: int, rng: random.Random) -> Game:
     while True:
         ph = g.phase
         if ph == "playing":
-            s = g.state.turn  # type: ignore[union-attr]
+            s = g.state.turn  # type: ignore[union-attr]  # playing: the state is set
             g.play(s, choice(g.legal_plays(s)))
         elif ph == "passing":
             for s in g.to_act:
@@ -39,7 +40,7 @@ def play_random_game(rules: Rules, seed: int, rng: random.Random) -> Game:
 CLOCK = time.perf_counter
 
 
-def _best(fn, rounds: int) -> float:
+def _best(fn: Callable[[], object], rounds: int) -> float:
     """The fastest of ``rounds`` runs of ``fn()`` in seconds (like timeit: the least
     disturbed by other processes on a shared machine).  ``--cpu`` times with the
     process's CPU clock instead of the wall clock."""

@@ -60,7 +60,8 @@ class Card(int):
         if type(text) is Card:
             return text
         try:
-            return _PARSE[text]
+            # any key but an exact str raises below: callers pass ints, None, Card subclasses
+            return _PARSE[text]  # type: ignore[index]
         except (KeyError, TypeError):
             pass
         if isinstance(text, str):
@@ -99,13 +100,13 @@ class Card(int):
     def __format__(self, spec: str) -> str:
         return format(NAMES[self], spec)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Card], tuple[int]]:
         return (Card, (int(self),))
 
     def __copy__(self) -> Card:
         return self
 
-    def __deepcopy__(self, memo) -> Card:
+    def __deepcopy__(self, memo: object) -> Card:
         return self
 
 

@@ -283,7 +283,9 @@ class PlayState:
         self.led = 0
         return w
 
-    def state_tuple(self) -> tuple:
+    def state_tuple(
+        self,
+    ) -> tuple[int, tuple[int, ...], tuple[int, ...], int, int, int, tuple[int, ...], int, bool, int]:
         return (
             self.n,
             tuple(self.hands),

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -26,14 +27,14 @@ Cards = tuple[Card, ...]
 _GET = _PARSE.__getitem__
 
 
-def _cards(xs) -> Cards:
+def _cards(xs: Iterable[str]) -> Cards:
     try:
         return tuple(map(_GET, xs))
     except (KeyError, TypeError):
         return tuple(Card.parse(x) for x in xs)
 
 
-def _names(cs) -> list[str]:
+def _names(cs: Iterable[int]) -> list[str]:
     return list(map(NAMES.__getitem__, cs))
 
 
@@ -315,7 +316,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
     t = d.get("type")
     if t == "CardPlayed" and d.get("v") == 1:
         return _CP_FROM(d)
-    cls = EVENT_TYPES.get(t)  # type: ignore[arg-type]
+    cls = EVENT_TYPES.get(t)  # type: ignore[arg-type]  # a missing or odd type finds no class: ValueError below
     if cls is None:
         raise ValueError(f"unknown event type: {t!r}")
     v = d.get("v", cls.version)

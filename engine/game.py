@@ -177,7 +177,14 @@ class Game:
         return cls._replay_items(items, deals, deal_pending=True, stop_inside=False)
 
     @classmethod
-    def _replay_items(cls, items: list, deals, *, deal_pending: bool, stop_inside: bool) -> Game:
+    def _replay_items(
+        cls,
+        items: list[Event | dict[str, Any]],
+        deals: Iterable[Sequence[Iterable[Card | str]]] | None,
+        *,
+        deal_pending: bool,
+        stop_inside: bool,
+    ) -> Game:
         first = items[0] if isinstance(items[0], Event) else event_from_dict(items[0])
         if type(first) is not GameStarted:
             raise ReplayError("an event log starts with GameStarted")
@@ -280,6 +287,7 @@ class Game:
             self._deal(*self._make_deal(self.hand_number))
 
     def _replay_command(self, i: int, e: Event) -> list[Event]:
+        # one type() call for all the tests: mypy narrows e on `type(e) is X` only, not on t
         t = type(e)
         if t is CardPlayed:
             return self.play(e.seat, e.card)  # type: ignore[attr-defined]
@@ -297,11 +305,11 @@ class Game:
         """Seats whose input is awaited now."""
         ph = self.phase
         if ph == PLAYING:
-            return (self._state.turn,)  # type: ignore[union-attr]
+            return (self._state.turn,)  # type: ignore[union-attr]  # playing: _state is set
         if ph == PASSING:
             return tuple(s for s, p in enumerate(self._passes) if p is None)
         if ph == MOON_CHOICE:
-            return (self._shooter,)  # type: ignore[return-value]
+            return (self._shooter,)  # type: ignore[return-value]  # choosing: _shooter is set
         return ()
 
     @property
@@ -336,14 +344,14 @@ class Game:
         """The cards ``seat`` may play now (empty when it is not its turn)."""
         if type(seat) is not int or not 0 <= seat < self._n:
             self._check_seat(seat)
-        st = self._state
-        if self.phase != PLAYING or st.turn != seat:  # type: ignore[union-attr]
+        st: PlayState = self._state  # type: ignore[assignment]  # None only outside "playing", tested first
+        if self.phase != PLAYING or st.turn != seat:
             return []
-        return list(cards_of(st.legal_mask()))  # type: ignore[union-attr]
+        return list(cards_of(st.legal_mask()))
 
     def legal_mask(self) -> int:
         """The legal plays of the seat to act as a mask (0 when not playing)."""
-        return self._state.legal_mask() if self.phase == PLAYING else 0  # type: ignore[union-attr]
+        return self._state.legal_mask() if self.phase == PLAYING else 0  # type: ignore[union-attr]  # _state is set
 
     # ------------------------------------------------------------------ commands
     def pass_cards(self, seat: int, cards: Iterable[Card | str]) -> list[Event]:
@@ -376,13 +384,14 @@ class Game:
             n = self._n
             off = PASS_OFFSETS[self.pass_direction]
             hands = self._hands
+            passes: list[int] = self._passes  # type: ignore[assignment]  # all passed: no None left
             received: list[tuple[int, int]] = [(0, 0)] * n
             for s in range(n):
-                hands[s] &= ~self._passes[s]  # type: ignore[operator]
+                hands[s] &= ~passes[s]
             for s in range(n):
                 t = (s + off) % n
-                hands[t] |= self._passes[s]  # type: ignore[operator]
-                received[t] = (s, self._passes[s])  # type: ignore[assignment]
+                hands[t] |= passes[s]
+                received[t] = (s, passes[s])
             self._received = tuple(received)
             out.append(PassCompleted(self.pass_direction, tuple((f, cards_of(m)) for f, m in received)))
             self._begin_play()
@@ -391,14 +400,14 @@ class Game:
 
     def play(self, seat: int, card: Card | str) -> list[Event]:
         """Play ``card`` for ``seat``."""
-        st = self._state
+        st: PlayState = self._state  # type: ignore[assignment]  # None only outside "playing", refused next
         if self.phase != PLAYING:
             raise IllegalMove("wrong_phase", self._phase_message("play a card"))
-        if seat != st.turn or type(seat) is not int:  # type: ignore[union-attr]
+        if seat != st.turn or type(seat) is not int:
             seat = self._check_seat(seat)
             raise IllegalMove(
                 "not_your_turn",
-                f"It is not your turn: {self.players[st.turn]} plays next.",  # type: ignore[union-attr]
+                f"It is not your turn: {self.players[st.turn]} plays next.",
             )
         if type(card) is not Card:
             try:
@@ -406,14 +415,14 @@ class Game:
             except ValueError:
                 raise IllegalMove("invalid_card", f"That is not a card: {card!r}.") from None
         bit = 1 << card
-        legal = st.legal_mask()  # type: ignore[union-attr]
+        legal = st.legal_mask()
         if not legal & bit:
             raise self._illegal(seat, card)
-        leader = st.leader  # type: ignore[union-attr]
-        trick = st.trick  # type: ignore[union-attr]
-        kitty = st.kitty  # type: ignore[union-attr]
-        tmask = st.trick_mask | bit  # type: ignore[union-attr]
-        w = st.push(card)  # type: ignore[union-attr]
+        leader = st.leader
+        trick = st.trick
+        kitty = st.kitty
+        tmask = st.trick_mask | bit
+        w = st.push(card)
         ev = _CARD_PLAYED[seat][card]
         if w < 0:
             self.events.append(ev)
@@ -428,7 +437,7 @@ class Game:
         if seat != self._shooter:
             raise IllegalMove(
                 "not_your_turn",
-                f"Only the shooter ({self.players[self._shooter]}) chooses.",  # type: ignore[arg-type]
+                f"Only the shooter ({self.players[self._shooter]}) chooses.",  # type: ignore[index]  # choosing: set
             )
         if choice not in MOON_CHOICES:
             raise IllegalMove(
@@ -460,7 +469,7 @@ class Game:
         }[self.phase]
 
     def _illegal(self, seat: int, card: Card) -> IllegalMove:
-        st: PlayState = self._state  # type: ignore[assignment]
+        st: PlayState = self._state  # type: ignore[assignment]  # called while playing: _state is set
         hand = st.hands[seat]
         bit = 1 << card
         if not hand & bit:
@@ -486,7 +495,7 @@ class Game:
         return IllegalMove("illegal_play", f"The {card.symbol} cannot be played now.")  # pragma: no cover
 
     def _trick_done(self, ev: CardPlayed, leader: int, trick: list[int], tmask: int, kitty: int, w: int) -> list[Event]:
-        st: PlayState = self._state  # type: ignore[assignment]
+        st: PlayState = self._state  # type: ignore[assignment]  # called while playing: _state is set
         rules = self.rules
         if kitty:
             kcards = cards_of(kitty)
@@ -507,7 +516,7 @@ class Game:
         return out
 
     def _end_hand(self, out: list[Event]) -> None:
-        st: PlayState = self._state  # type: ignore[assignment]
+        st: PlayState = self._state  # type: ignore[assignment]  # called while playing: _state is set
         shooter = moon_shooter(st.taken, self.rules)
         if shooter is not None and self.rules.moon == "shooter_chooses":
             self._shooter = shooter
@@ -520,7 +529,7 @@ class Game:
 
     def _score(self, shooter: int | None, moon: str | None, out: list[Event]) -> None:
         rules = self.rules
-        st: PlayState = self._state  # type: ignore[assignment]
+        st: PlayState = self._state  # type: ignore[assignment]  # called while playing: _state is set
         pts = score_hand(st.taken, rules, moon)
         totals = self.totals
         resets = []
@@ -664,7 +673,7 @@ class Game:
             return NotImplemented
         return self.state_dict() == other.state_dict() and self.events == other.events
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # equal games are mutable: unhashable, as Python has it
 
     def __repr__(self) -> str:
         return f"<Game {self.rules.players}p hand {self.hand_number} {self.phase} totals={self.totals}>"
@@ -730,12 +739,9 @@ class Game:
             }
             for ld, cs, w, p in self._tricks
         ]
-        taken = self._kitty_taken is not None
-        d["kitty"] = (
-            [NAMES[c] for c in self._kitty_taken]  # type: ignore[union-attr]
-            if taken and can_see_kitty(taken, over)
-            else None
-        )
+        kitty_taken = self._kitty_taken
+        taken = kitty_taken is not None
+        d["kitty"] = [NAMES[c] for c in kitty_taken] if kitty_taken is not None and can_see_kitty(taken, over) else None
         d["kitty_taken_by"] = self._tricks[0][2] if taken and self._tricks else None
         d["totals"] = list(self.totals)
         d["hand_scores"] = [_score_dict(e) for e in self.hand_scores]
@@ -779,7 +785,7 @@ class Position:
         if type(last) in (TrickTaken, HandScored):
             # the hand is over inside the command: the whole command's state, before what the
             # log has not reached yet (the score, the next deal, the end of the game)
-            d = self.after.view(seat)  # type: ignore[union-attr]
+            d = self.after.view(seat)  # type: ignore[union-attr]  # a partial command comes with its after
             before = g.view(seat)
             for key in ("hand_number", "dealer", "pass_direction", "moon"):
                 d[key] = before[key]
@@ -821,27 +827,22 @@ def _as_dealing(d: dict[str, Any], n: int) -> None:
 
 def _show_partial(d: dict[str, Any], event: Event) -> None:
     """Apply to a view an event that begins a command the position stops inside of."""
-    t = type(event)
-    if t is CardPlayed:  # the trick's last card, on the table until TrickTaken
-        name = NAMES[event.card]  # type: ignore[attr-defined]
-        seat = event.seat  # type: ignore[attr-defined]
+    if type(event) is CardPlayed:  # the trick's last card, on the table until TrickTaken
+        name = NAMES[event.card]
+        seat = event.seat
         d["trick"] = [*d["trick"], {"seat": seat, "card": name}]
         if d["hand"] is not None and name in d["hand"]:
             d["hand"] = [c for c in d["hand"] if c != name]
         counts = list(d["hand_counts"])
         counts[seat] -= 1
         d["hand_counts"] = counts
-    elif t is CardsPassed:  # the last pass, before the cards change hands
-        seat = event.seat  # type: ignore[attr-defined]
+    elif type(event) is CardsPassed:  # the last pass, before the cards change hands
+        seat = event.seat
         d["passed_seats"] = sorted({*d["passed_seats"], seat})
         if d["seat"] == seat:
-            d["passed"] = [NAMES[c] for c in event.cards]  # type: ignore[attr-defined]
-    elif t is MoonChosen:
-        d["moon"] = {
-            "shooter": event.seat,
-            "awaiting_choice": False,  # type: ignore[attr-defined]
-            "choice": event.choice,
-        }  # type: ignore[attr-defined]
+            d["passed"] = [NAMES[c] for c in event.cards]
+    elif type(event) is MoonChosen:
+        d["moon"] = {"shooter": event.seat, "awaiting_choice": False, "choice": event.choice}
     else:  # pragma: no cover - the engine emits no other event first in a command
         raise ReplayError(f"{event.type} cannot begin a command")
 

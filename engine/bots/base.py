@@ -13,6 +13,7 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..cards import NAMES
@@ -51,6 +52,7 @@ class Bot:
             raise TypeError("a bot is handed a seat's view (a dict), nothing else")
         self.started = time.perf_counter()  # time budgets count from here
         what = awaits(view)
+        # duck-typed: every attribute is the one of the Random it makes on first use
         rng: random.Random = _LazyRandom(lambda: self.rng_for(view))  # type: ignore[assignment]
         if what == "pass":
             cards = self.choose_pass(view, rng)
@@ -64,7 +66,7 @@ class Bot:
         return {"type": "moon_choice", "choice": self.choose_moon(view, rng)}
 
     # ------------------------------------------------------------------ to implement
-    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> list[int]:
+    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> Sequence[int]:
         raise NotImplementedError
 
     def choose_play(self, view: dict[str, Any], know: Knowledge, rng: random.Random) -> int:
@@ -81,11 +83,13 @@ class _LazyRandom:
     of the whole view) is most of a ``rule`` decision's cost, and that bot draws nothing."""
 
     __slots__ = ("_make", "_rng")
+    _make: Callable[[], random.Random]
+    _rng: random.Random | None
 
-    def __init__(self, make) -> None:
+    def __init__(self, make: Callable[[], random.Random]) -> None:
         self._make, self._rng = make, None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if self._rng is None:
             self._rng = self._make()
         return getattr(self._rng, name)
@@ -96,7 +100,7 @@ def best_moon_choice(view: dict[str, Any]) -> str:
     seat = view["seat"]
     totals = list(view.get("totals") or [0] * rules.players)
     # the hand's extras (JD, Black Maria) count the same either way: compare the base
-    scored: dict[str, tuple] = {}
+    scored: dict[str, tuple[int, int]] = {}
     for choice in MOON_CHOICES:
         t = list(totals)
         for s in range(len(t)):

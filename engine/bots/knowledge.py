@@ -24,7 +24,11 @@ for _i, _s in enumerate("CDHS"):
     for _j, _r in enumerate("23456789TJQKA"):
         _NAME_BIT[_r + _s] = 1 << (_i * 13 + _j)
 
-_RULES_CACHE: dict[tuple, Rules] = {}
+# Knowledge._plan: free places per seat, seats with free places, kitty places, constrained
+# cards grouped by their possible holders, the cards anybody may hold.
+_Plan = tuple[list[int], list[int], int, list[list[int]], list[int]]
+
+_RULES_CACHE: dict[tuple[tuple[str, Any], ...], Rules] = {}
 
 
 def rules_of(view: dict[str, Any]) -> Rules:
@@ -198,11 +202,11 @@ class Knowledge:
         return not self.allowed[seat] & SUIT_MASKS[suit]
 
     # ------------------------------------------------------------------ sampling
-    def _plan(self) -> tuple[list[int], list[int], int, list[list[int]], list[int]]:
+    def _plan(self) -> _Plan:
         """Computed once per view: free places per seat, seats with free places, kitty
         places, the constrained cards grouped by who may hold them (fewest holders
         first), and the cards anybody may hold."""
-        plan = self.__dict__.get("_plan_cache")
+        plan: _Plan | None = self.__dict__.get("_plan_cache")
         if plan is not None:
             return plan
         n = self.n

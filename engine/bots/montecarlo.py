@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core import card_points
@@ -92,7 +93,7 @@ class MonteCarloBot(Bot):
         self.work = work
         self.eps = eps
 
-    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> list[int]:
+    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> Sequence[int]:
         return choose_pass(bits(view["hand"]), rules_of(view))
 
     def n_samples(self, know: Knowledge, k: int) -> int:
@@ -138,7 +139,7 @@ class MonteCarloBot(Bot):
         return cands[best]
 
 
-def utility_fn(know: Knowledge):
+def utility_fn(know: Knowledge) -> Callable[[list[int]], float] | None:
     """None (minimise own points) unless this hand can end the game: then a win is
     worth 100 points and a loss costs 100, on top of the hand's points."""
     rules = know.rules

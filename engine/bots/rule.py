@@ -18,10 +18,12 @@ Playing:
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
-from ..cards import CLUBS, DIAMONDS, HEARTS, QUEEN_SPADES, SPADES, SUIT_MASKS, cards_of
+from ..cards import CLUBS, DIAMONDS, HEARTS, QUEEN_SPADES, SPADES, SUIT_MASKS, Card, cards_of
 from ..core import AS_BIT, JD_BIT, KS_BIT, MOON_MASK, QS_BIT, mask_points
+from ..rules import Rules
 from .base import Bot
 from .knowledge import Knowledge, bits, rules_of
 
@@ -65,7 +67,7 @@ def moon_threat(know: Knowledge, min_points: int = 10) -> int | None:
     return s if pts >= min_points else None
 
 
-def choose_pass(hand: int, rules: Any) -> list[int]:
+def choose_pass(hand: int, rules: Rules) -> tuple[Card, ...]:
     """The rule bot's three cards to pass (masks in, card indices out)."""
     chosen = 0
     low_spades = (hand & LOW_SPADES).bit_count()
@@ -95,7 +97,7 @@ def choose_pass(hand: int, rules: Any) -> list[int]:
     return cards_of(chosen)
 
 
-def pass_danger(c: int, hand: int, rules: Any) -> float:
+def pass_danger(c: int, hand: int, rules: Rules) -> float:
     b = 1 << c
     r = c % 13
     s = c // 13
@@ -116,7 +118,7 @@ def pass_danger(c: int, hand: int, rules: Any) -> float:
 class RuleBot(Bot):
     name = "rule"
 
-    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> list[int]:
+    def choose_pass(self, view: dict[str, Any], rng: random.Random) -> Sequence[int]:
         return choose_pass(bits(view["hand"]), rules_of(view))
 
     def choose_play(self, view: dict[str, Any], know: Knowledge, rng: random.Random) -> int:
