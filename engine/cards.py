@@ -60,7 +60,7 @@ class Card(int):
         if type(text) is Card:
             return text
         try:
-            # any key but an exact str raises below: callers pass ints, None, Card subclasses
+            # a key that is not a str (an int, None, a list) raises KeyError or TypeError: see below
             return _PARSE[text]  # type: ignore[index]
         except (KeyError, TypeError):
             pass
