@@ -33,7 +33,8 @@ lint: install typecheck
 	$(VENV)/bin/lint-imports
 	$(PY) -m hearts_league.import_diagram --check
 
-## mypy on what [tool.mypy] in pyproject.toml lists (engine/ strict), with its flags from there only.
+## mypy on what [tool.mypy] in pyproject.toml lists (engine/ strict, the Django apps at the default
+## level with django-stubs), with its flags from there only.
 typecheck: install
 	$(VENV)/bin/mypy
 

@@ -111,13 +111,15 @@ class AnalysisSerializer(serializers.ModelSerializer):
         """Per seat, once done (else null)."""
         if analysis.status != GameAnalysis.Status.DONE:
             return None
-        return SummarySerializer(analysis.summaries.all(), many=True).data
+        # many=True: a list (ReturnList) at run time
+        return SummarySerializer(analysis.summaries.all(), many=True).data  # type: ignore[return-value]
 
     def get_decisions(self, analysis) -> list[dict] | None:
         """Every decision in the game's order, once done (else null)."""
         if analysis.status != GameAnalysis.Status.DONE:
             return None
-        return DecisionSerializer(analysis.decisions.all(), many=True).data
+        # many=True: a list (ReturnList) at run time
+        return DecisionSerializer(analysis.decisions.all(), many=True).data  # type: ignore[return-value]
 
 
 def _game(game_id: int) -> Game:

@@ -80,7 +80,7 @@ def stop_embedded_worker(timeout: float = 10.0) -> None:
         if _embedded_worker is None:
             return
         _embedded_stop.set()
-        state.should_terminate = 0
+        state.should_terminate = 0  # type: ignore[assignment]  # celery-types: None only; Celery sets exit codes
         for thread in _embedded_threads:
             thread.join(timeout)
         state.should_terminate = None

@@ -73,7 +73,8 @@ class LockoutMiddleware(AxesMiddleware):
 
     async def __acall__(self, request: HttpRequest) -> HttpResponse:
         response = await self.get_response(request)
-        if settings.AXES_ENABLED and getattr(request, "axes_locked_out", None):
+        # axes.conf sets AXES_ENABLED's default on the settings when it is imported
+        if settings.AXES_ENABLED and getattr(request, "axes_locked_out", None):  # type: ignore[misc]
             response = await sync_to_async(get_lockout_response, thread_sensitive=True)(
                 request, response, getattr(request, "axes_credentials", None)
             )

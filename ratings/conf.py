@@ -5,11 +5,13 @@ a new player is 1500 ± 80 with ``glicko-elo``, 1500 ± 150 in glicko-elo pools 
 start, 1500 ± 350 with ``elo``).
 """
 
+from typing import Any
+
 from django.conf import settings
 
 from ratings.rating import DEFAULT_MODEL
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {  # a setting's type is its own: Any, as Django's settings are
     # The model a new pool starts with; an existing pool keeps the model stored with its ratings
     # (``rebuild_ratings --model`` switches a pool).
     "RATINGS_MODEL": DEFAULT_MODEL,

@@ -159,7 +159,7 @@ def leaderboard(*, league_id: int | None = None, now: datetime | None = None, li
             sigma=current.skill.sigma,
             conservative=current.skill.conservative,
             games=games,
-            last_played_at=last_played_at,
+            last_played_at=last_played_at,  # type: ignore[arg-type]  # filtered on last_played_at__gte: never None
             inactive_days=current.inactive_days,
         )
         (board.provisional if current.provisional else board.ranked).append(row)
@@ -187,7 +187,8 @@ def set_rank_ranges(ranked: list[LeaderboardRow]) -> None:
     for row in ranked:
         above = count - bisect.bisect_right(lows, row.mu + RANK_RANGE_Z * row.sigma)
         below = bisect.bisect_left(highs, row.mu - RANK_RANGE_Z * row.sigma)
-        row.rank_range = (min(1 + above, row.rank), max(count - below, row.rank))
+        rank: int = row.rank  # type: ignore[assignment]  # ranked rows have their rank set
+        row.rank_range = (min(1 + above, rank), max(count - below, rank))
 
 
 def seeding_ratings(*, player_ids, league_id: int | None) -> dict[int, float]:
@@ -220,7 +221,8 @@ def player_ratings(*, player_id: int, now: datetime | None = None) -> list[Ratin
             last_played_at=row.last_played_at,
             now=now,
         )
-        row.current, row.inactive_days, row.current_provisional = (
+        # read-only extras on the instance, as the docstring says (not model fields)
+        row.current, row.inactive_days, row.current_provisional = (  # type: ignore[attr-defined]
             current.skill,
             current.inactive_days,
             current.provisional,
@@ -254,7 +256,8 @@ def provisional_after(row: RatingHistory) -> bool:
     today's settings. ``row`` comes from :func:`player_rating_history`; the model is the pool's, stored
     with the player's rating (a rebuild that switches models recomputes the history too)."""
     model = _stored_model_cached(row.rating.model_name, json.dumps(row.rating.model_params, sort_keys=True))
-    return is_provisional(model, Skill(row.mu_after, row.sigma_after), row.games_then)
+    games_then = row.games_then  # type: ignore[attr-defined]  # annotated by player_rating_history
+    return is_provisional(model, Skill(row.mu_after, row.sigma_after), games_then)
 
 
 @lru_cache(maxsize=64)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
+from django.db.models import Q, QuerySet
+from django.forms import Form
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -131,11 +132,12 @@ def tournament(request, tournament_id: int):
     walk_in = forms.WalkInForm(prefix="walkin")
     swap = forms.SwapForm(prefix="swap")
     ruling = forms.RulingForm(prefix="ruling")
+    # these are ChoiceFields; a form's fields are typed as plain Fields
     for form in (swap,):
-        form.fields["table"].choices = table_choices
-        form.fields["player_out"].choices = seated
-        form.fields["player_in"].choices = sorted(set(seated) | set(registered), key=lambda c: c[1])
-    ruling.fields["table"].choices = finished
+        form.fields["table"].choices = table_choices  # type: ignore[attr-defined]
+        form.fields["player_out"].choices = seated  # type: ignore[attr-defined]
+        form.fields["player_in"].choices = sorted(set(seated) | set(registered), key=lambda c: c[1])  # type: ignore[attr-defined]
+    ruling.fields["table"].choices = finished  # type: ignore[attr-defined]
     status = 200
     if request.method == "POST":
         action = request.POST.get("action", "")
@@ -154,7 +156,7 @@ def tournament(request, tournament_id: int):
             return redirect("web:director-tournament", tournament.pk)
         status = 400
     query = request.GET.get("q", "").strip()[:60]
-    found = []
+    found: list[Player] | QuerySet[Player] = []
     if query:
         taken = {r.player_id for r in registrations if r.status == Registration.Status.ACTIVE}
         found = (
@@ -184,6 +186,7 @@ def tournament(request, tournament_id: int):
 def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling) -> str | None:
     """Run one console action; the success message, or None when its form has errors."""
     pk = tournament.pk
+    form: Form
     if action == "register":
         form = forms.RegisterForm(request.POST)
         if not form.is_valid():
@@ -210,11 +213,11 @@ def _act(request, tournament: Tournament, action: str, *, walk_in, swap, ruling)
         if walk_in.cleaned_data["password"]:
             return _("%(name)s registered: they sign in as %(username)s with the password given.") % {
                 "name": registration.player,
-                "username": registration.player.user.username,
+                "username": registration.player.user.username,  # type: ignore[union-attr]  # a walk-in has an account
             }
         return _("%(name)s registered (username %(username)s, no password yet).") % {
             "name": registration.player,
-            "username": registration.player.user.username,
+            "username": registration.player.user.username,  # type: ignore[union-attr]  # a walk-in has an account
         }
     if action == "seat":
         round_ = services.tournament_seat_round(tournament_id=pk)

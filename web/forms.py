@@ -9,6 +9,7 @@ import re
 from dataclasses import MISSING, fields
 
 from django import forms
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 import engine
@@ -26,7 +27,7 @@ def _rule_help() -> dict[str, str]:
     names = {f.name for f in fields(engine.Rules)}
     found: dict[str, str] = {}
     current = None
-    for line in inspect.getdoc(engine.Rules).splitlines():
+    for line in inspect.getdoc(engine.Rules).splitlines():  # type: ignore[union-attr]  # Rules has its docstring
         entry = re.match(r"(\w+): (.*)", line)
         if entry and entry.group(1) in names:
             current = entry.group(1)
@@ -59,7 +60,7 @@ RULE_LABELS = {
 }
 
 
-def _shown(value) -> str:
+def _shown(value) -> str | Promise:
     if isinstance(value, bool):
         return _("on") if value else _("off")
     return str(value).replace("_", " ")
@@ -67,14 +68,15 @@ def _shown(value) -> str:
 
 def rule_form_fields() -> dict[str, forms.Field]:
     """One form field per engine rule (but the player count), default as initial value."""
-    made = {}
+    made: dict[str, forms.Field] = {}
     for f in fields(engine.Rules):
         if f.name in SKIPPED_RULES:
             continue
         default = f.default if f.default is not MISSING else None
         label = RULE_LABELS.get(f.name, f.name.replace("_", " ").capitalize())
-        help_line = RULE_HELP.get(f.name, "")
+        help_line: str | Promise = RULE_HELP.get(f.name, "")
         choices = getattr(engine_rules, f.name.upper(), None)
+        field: forms.Field
         if isinstance(default, bool):
             field = forms.BooleanField(required=False, initial=default, label=label)
         elif isinstance(choices, tuple) and all(isinstance(c, str) for c in choices):

@@ -65,8 +65,9 @@ def rated_seats(game: Game, seats: list[GameSeat], league: League | None) -> lis
         return []
     if len(humans) < 2:
         return []
+    # humans: seats with a player; a game that counts is finished, with its final totals
     return [
-        RatedSeat(seat=s.seat, player_id=s.player_id, total=int(game.final_totals[s.seat]))
+        RatedSeat(seat=s.seat, player_id=s.player_id, total=int(game.final_totals[s.seat]))  # type: ignore[arg-type,index]
         for s in sorted(humans, key=lambda s: s.seat)
     ]
 
@@ -79,7 +80,8 @@ def _rate_game(model: RatingModel, game: Game, rated: list[RatedSeat], entries: 
     """Update ``entries`` in place for one game; returns the history rows' fields."""
     totals = [r.total for r in rated]
     before = [entries[r.player_id] for r in rated]
-    decayed = [model.decay(e.skill, inactive_days(e.last_played_at, game.finished_at)) for e in before]
+    finished_at: datetime = game.finished_at  # type: ignore[assignment]  # a rated game is finished
+    decayed = [model.decay(e.skill, inactive_days(e.last_played_at, finished_at)) for e in before]
     after = model.rate(decayed, totals)
     rows = []
     for r, entry, new in zip(rated, before, after, strict=True):
@@ -156,8 +158,8 @@ def _record_in_pool(game: Game, seats: list[GameSeat], league: League | None) ->
     locked = Rating.objects.select_for_update().filter(player_id__in=player_ids, **pool)
     stored = {row.player_id: row for row in locked.order_by("player_id")}
     entries = {pid: _Entry(model.initial()) for pid in player_ids}
-    for pid, row in stored.items():
-        entries[pid] = _Entry(Skill(row.mu, row.sigma), row.games, row.last_played_at)
+    for pid, stored_row in stored.items():
+        entries[pid] = _Entry(Skill(stored_row.mu, stored_row.sigma), stored_row.games, stored_row.last_played_at)
     history = _rate_game(model, game, rated, entries)
     ratings = {}
     for pid in player_ids:

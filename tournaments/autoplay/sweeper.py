@@ -35,7 +35,7 @@ def sweep_stalled_games(*, grace_seconds: float | None = None) -> int:
     for game_id, deadline in Game.objects.filter(status=Game.Status.ACTIVE, turn_deadline__lt=cutoff).values_list(
         "pk", "turn_deadline"
     ):
-        moved += game_turn_expired(game_id=game_id, deadline=deadline)
+        moved += game_turn_expired(game_id=game_id, deadline=deadline)  # type: ignore[arg-type]  # __lt: set
     for game_id, seq in Game.objects.filter(status=Game.Status.ACTIVE, cpu_due_at__lt=cutoff).values_list("pk", "seq"):
         moved += int(game_cpu_move(game_id=game_id, seq=seq))
     if moved:

@@ -18,13 +18,15 @@ def cpu_move(game_id: int, seq: int) -> bool:
 @shared_task(name=scheduler.TURN_TIMEOUT)
 def turn_timeout(game_id: int, deadline: str) -> int:
     """A turn's time ran out: the CPU moves for whoever is still awaited (nothing if stale)."""
-    return moves.game_turn_expired(game_id=game_id, deadline=parse_datetime(deadline))
+    # the scheduler sends the deadline's isoformat(), which parse_datetime reads back
+    return moves.game_turn_expired(game_id=game_id, deadline=parse_datetime(deadline))  # type: ignore[arg-type]
 
 
 @shared_task(name=scheduler.VACATE_IF_STILL_GONE)
 def vacate_if_still_gone(game_id: int, seat: int, since: str) -> bool:
     """After the grace period: a player still disconnected gets a CPU in their seat."""
-    return presence.seat_vacate_if_still_gone(game_id=game_id, seat=seat, since=parse_datetime(since))
+    # the scheduler sends since's isoformat(), which parse_datetime reads back
+    return presence.seat_vacate_if_still_gone(game_id=game_id, seat=seat, since=parse_datetime(since))  # type: ignore[arg-type]
 
 
 @shared_task(name=scheduler.SWEEP)

@@ -23,7 +23,7 @@ def _username_taken(username: str) -> bool:
 def display_name_taken(display_name: str, club: Club | None, *, exclude: Player | None = None) -> bool:
     """Whether another person of the club (or of no club) goes by this name, whatever its case."""
     others = Player.objects.filter(bot_kind="", club=club, name_key=display_name_key(display_name))
-    return others.exclude(pk=exclude.pk if exclude else None).exists()
+    return others.exclude(pk=exclude.pk if exclude else None).exists()  # type: ignore[misc]  # pk=None: excludes none
 
 
 def _refuse_taken(username: str | None, display_name: str, club: Club | None) -> None:
@@ -40,7 +40,7 @@ def _refuse_taken(username: str | None, display_name: str, club: Club | None) ->
 
 @transaction.atomic
 def player_register(
-    *, username: str, password: str, display_name: str = "", club: Club | None = None, email: str = ""
+    *, username: str, password: str | None, display_name: str = "", club: Club | None = None, email: str = ""
 ) -> Player:
     """Create a user account and its player profile (409 if the username or display name is taken).
 

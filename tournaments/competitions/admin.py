@@ -50,7 +50,7 @@ class RoundInline(admin.TabularInline):
     model = Round
     extra = 0
     fields = ["number", "status", "is_final", "started_at", "finished_at", "cards"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
     show_change_link = True
 
@@ -232,7 +232,7 @@ class TableInline(admin.TabularInline):
     model = Table
     extra = 0
     fields = ["number", "players", "cpu_fill", "game", "status"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
     show_change_link = True
 
@@ -246,7 +246,7 @@ class RoundAdmin(admin.ModelAdmin):
     list_filter = ["status", "tournament"]
     # The seed and the duplicate deals stay out of every page (staff included): the deals are
     # shown, with their salt, once every table has played them; the seed never is.
-    fields = readonly_fields = [
+    fields = readonly_fields = [  # type: ignore[assignment]  # flat names, as above
         "tournament",
         "number",
         "is_final",
@@ -307,7 +307,7 @@ class RulingInline(admin.TabularInline):
     model = Ruling
     extra = 0
     fields = ["seat", "player", "hearts_points_before", "hearts_points", "reason", "ruled_by", "created_at"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -318,7 +318,7 @@ class TableResultInline(admin.TabularInline):
     model = TableResult
     extra = 0
     fields = ["seat", "player", "cpu_fill", "hearts_points", "table_points", "matchpoints", "hands_played"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
 
     def has_add_permission(self, request, obj=None):

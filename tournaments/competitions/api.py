@@ -200,7 +200,8 @@ class TableSerializer(serializers.ModelSerializer):
     def get_results(self, table) -> list[dict]:
         if table.game is not None and table.game.sealed and not self.context.get("staff"):
             return []
-        return ResultSerializer(table.results.all(), many=True).data
+        # many=True: a list (ReturnList) at run time
+        return ResultSerializer(table.results.all(), many=True).data  # type: ignore[return-value]
 
     def get_seats(self, table) -> list[dict]:
         names = self.context["names"]

@@ -10,6 +10,8 @@ the deals.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count, Max
 
 import engine
@@ -25,7 +27,7 @@ def _progress(state) -> dict:
 def board_for_tournament(tournament: Tournament) -> dict:
     """The board: the tournament, its latest round's tables, and the standings."""
     round_ = tournament.rounds.order_by("-number").first()
-    board = {
+    board: dict[str, Any] = {
         "tournament": {
             "id": tournament.pk,
             "name": tournament.name,
@@ -67,8 +69,9 @@ def board_for_tournament(tournament: Tournament) -> dict:
         hands[game_id] = payload["hand_number"]
     round_over = round_.status == Round.Status.FINISHED
     for table in tables:
-        game = games.get(table.game_id)
-        progress = {"hand_number": 0, "phase": "seated", "to_act": []}
+        # a table without its game yet (game_id None) finds nothing in these dicts
+        game = games.get(table.game_id)  # type: ignore[arg-type]
+        progress: dict[str, Any] = {"hand_number": 0, "phase": "seated", "to_act": []}
         if game is not None and game.status == Game.Status.ACTIVE:
             progress = eventstore.read_engine_game(game, _progress)
         elif game is not None and game.status == Game.Status.FINISHED:
@@ -76,7 +79,7 @@ def board_for_tournament(tournament: Tournament) -> dict:
         hidden = game is not None and game.sealed and not round_over
         table_seats = []
         for seat, pid in enumerate(table.players):
-            row = seats.get((table.game_id, seat))
+            row = seats.get((table.game_id, seat))  # type: ignore[arg-type]  # no game: no seat rows
             cpu = seat in table.cpu_fill or bool(row and row.player and row.player.is_cpu)
             table_seats.append(
                 {
@@ -110,7 +113,7 @@ def board_for_tournament(tournament: Tournament) -> dict:
                 "since": since.isoformat() if since and progress["to_act"] else None,
                 "waiting_on_absent": waiting,
                 "cpu_to_act": any(table_seats[s]["cpu"] or table_seats[s]["away"] for s in progress["to_act"]),
-                "totals": None if hidden else totals.get(table.game_id),
+                "totals": None if hidden else totals.get(table.game_id),  # type: ignore[arg-type]  # no game: None
                 "sealed": hidden,
             }
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -43,7 +43,7 @@ def _check_layout_settings(preferred: int, allow: Iterable[int], prefer: str) ->
     return allowed
 
 
-def _partitions(n: int, sizes: tuple[int, ...]) -> Iterable[dict[int, int]]:
+def _partitions(n: int, sizes: tuple[int, ...]) -> Iterator[dict[int, int]]:
     """Every way to write n as a sum of the given sizes, as {size: count}."""
     if not sizes:
         if n == 0:
@@ -143,7 +143,7 @@ def meeting_pairs(tables: Iterable[Sequence[P]]) -> Counter:
 
 def repeat_meetings(rounds: Iterable[Iterable[Sequence[P]]]) -> int:
     """How many times, over the rounds, two players met again after their first meeting."""
-    met = Counter()
+    met: Counter[frozenset[P]] = Counter()
     for tables in rounds:
         met.update(meeting_pairs(tables))
     return sum(count - 1 for count in met.values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from django.db.models import Count, Prefetch, Q
@@ -18,7 +19,7 @@ def tournaments_list(*, league_id: int | None = None, status: str | None = None)
     tournaments = (
         Tournament.objects.select_related("league__club", "season")
         .annotate(players_count=Count("registrations", filter=Q(registrations__status=Registration.Status.ACTIVE)))
-        .order_by(*Tournament._meta.ordering)
+        .order_by(*Tournament._meta.ordering)  # type: ignore[misc]  # Tournament's Meta sets it; stubs: Optional
     )
     if league_id is not None:
         tournaments = tournaments.filter(league_id=league_id)
@@ -50,7 +51,7 @@ def leagues_directed(user):
     return leagues.filter(directors=player) if player is not None else leagues.none()
 
 
-def points_by_place_of(tournament: Tournament) -> dict[int, list[float]] | None:
+def points_by_place_of(tournament: Tournament) -> dict[int, Sequence[float]] | None:
     """The tournament's table points by table size (None: ``standings.DEFAULT_POINTS_BY_PLACE``)."""
     if not tournament.points_by_place:
         return None

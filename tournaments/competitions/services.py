@@ -386,7 +386,11 @@ def _seat(tournament: Tournament, round_: Round) -> None:
             fill = seating.cpu_fill_needed(len(active), tournament.preferred_table_size)
         fillers = [-(i + 1) for i in range(fill)]
         try:
-            sizes = seating.table_sizes(len(active) + fill, tournament.preferred_table_size, prefer=tournament.prefer)
+            sizes = seating.table_sizes(
+                len(active) + fill,
+                tournament.preferred_table_size,
+                prefer=tournament.prefer,  # type: ignore[arg-type]  # a Tournament.Prefer choice: "smaller" or "larger"
+            )
         except ValueError as error:
             raise DomainError("not_enough_players", str(error), status=409) from None
         entrants = by_standing + fillers
@@ -410,7 +414,7 @@ def _seat(tournament: Tournament, round_: Round) -> None:
             Table(
                 round=round_,
                 number=i,
-                players=[cpu.pk if pid < 0 else pid for pid in table],
+                players=[cpu.pk if pid < 0 else pid for pid in table],  # type: ignore[union-attr]  # set if any pid < 0
                 cpu_fill=[seat for seat, pid in enumerate(table) if pid < 0],
             )
             for i, table in enumerate(tables, start=1)
@@ -529,7 +533,7 @@ def _table_outcome(tournament: Tournament, game: Game) -> tuple[list[int], int] 
     if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS and len(scored) >= tournament.hands_per_round:
         return list(scored[tournament.hands_per_round - 1]["totals"]), tournament.hands_per_round
     if game.status == Game.Status.FINISHED:
-        return list(game.final_totals), len(scored)
+        return list(game.final_totals), len(scored)  # type: ignore[arg-type]  # a finished game has its totals
     return None
 
 
@@ -565,7 +569,7 @@ def competition_table_check(*, game_id: int) -> bool:
     table = Table.objects.select_for_update(of=("self",)).select_related("round", "game").get(pk=table.pk)
     if table.status == Table.Status.FINISHED:
         return False
-    outcome = _table_outcome(tournament, table.game)
+    outcome = _table_outcome(tournament, table.game)  # type: ignore[arg-type]  # found by its game
     if outcome is None:
         return False
     _record(tournament, table, *outcome)
@@ -617,7 +621,8 @@ def tournament_finish_round(*, tournament_id: int) -> Round:
     for table in round_.tables.select_related("game").order_by("number"):
         if table.status == Table.Status.FINISHED:
             continue
-        outcome = _table_outcome(tournament, table.game)
+        # a started round's tables have games
+        outcome = _table_outcome(tournament, table.game)  # type: ignore[arg-type]
         if outcome is None:
             pending.append(table.number)
         else:
@@ -752,7 +757,7 @@ def table_play_cpus(*, table_id: int, max_moves: int = 20_000) -> Table:
     tournament = table.round.tournament
     # the last hand that counts, if the round has a fixed number (else only the game's end counts)
     last_hand = tournament.hands_per_round if tournament.round_mode == Tournament.RoundMode.FIXED_HANDS else None
-    game = lock_game(table.game_id)
+    game = lock_game(table.game_id)  # type: ignore[arg-type]  # a table played has its game
     by_cpu = {row.seat: row for row in game.seats.select_related("player") if row.played_by_cpu}
 
     def cpu_turn(state):

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 P = TypeVar("P", bound=Hashable)
 
@@ -50,11 +50,11 @@ def _exact_table_points(totals: Sequence[int], points_by_place: PointsByPlace) -
     order = sorted(range(len(totals)), key=lambda seat: totals[seat])
     points = [Fraction(0)] * len(totals)
     first_place = 0
-    for _, tied in itertools.groupby(order, key=lambda seat: totals[seat]):
-        tied = list(tied)
+    for _, same_total in itertools.groupby(order, key=lambda seat: totals[seat]):
+        tied = list(same_total)
         shared = place_points[first_place : first_place + len(tied)]
         for seat in tied:
-            points[seat] = sum(shared) / len(tied)
+            points[seat] = sum(shared, Fraction(0)) / len(tied)
         first_place += len(tied)
     return points
 
@@ -71,11 +71,11 @@ def table_points(totals: Sequence[int], points_by_place: PointsByPlace = None) -
 
 
 @dataclass(frozen=True)
-class StandingRow:
+class StandingRow(Generic[P]):
     """One line of the standings. ``head_to_head`` is None unless it was needed to split a tie."""
 
     rank: int
-    player: Hashable
+    player: P
     table_points: float
     hearts_points: int
     opponents_strength: float
@@ -93,7 +93,7 @@ def _display_order(players: Iterable[P]) -> dict[P, int]:
     """Players still tied after every tiebreak are listed by id (or by first appearance)."""
     players = list(dict.fromkeys(players))
     with contextlib.suppress(TypeError):
-        players = sorted(players)
+        players = sorted(players)  # type: ignore[type-var]  # unorderable players: TypeError, kept as given
     return {player: i for i, player in enumerate(players)}
 
 
@@ -106,7 +106,7 @@ def standings(
     *,
     points_by_place: PointsByPlace = None,
     players: Iterable[P] = (),
-) -> list[StandingRow]:
+) -> list[StandingRow[P]]:
     """The standings after the given table results (``{player: Hearts total}`` per table).
 
     Order: most table points; then the tiebreaks, in this order:
@@ -149,8 +149,8 @@ def standings(
 
     head_to_head: dict = {}
     tied_groups: list[list] = []
-    for _, group in itertools.groupby(ranked, key=lambda p: (table_points_total[p], hearts[p], strength[p])):
-        tied_groups.extend(_split_by_head_to_head(list(group), games, head_to_head, order))
+    for _, same_key in itertools.groupby(ranked, key=lambda p: (table_points_total[p], hearts[p], strength[p])):
+        tied_groups.extend(_split_by_head_to_head(list(same_key), games, head_to_head, order))
 
     rows = []
     position = 1

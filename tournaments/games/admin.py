@@ -30,7 +30,7 @@ class GameSeatInline(admin.TabularInline):
     model = GameSeat
     extra = 0
     fields = ["seat", "player", "away", "away_since", "disconnected_since", "joined_at"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
 
     def has_add_permission(self, request, obj=None):
@@ -43,7 +43,7 @@ class GameEventInline(VisiblePayload, admin.TabularInline):
     model = GameEvent
     extra = 0
     fields = ["seq", "type", "cause", "actor_seat", "recorded_at", "visible_payload", "hash"]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
     can_delete = False
     ordering = ["seq"]
     show_change_link = False
@@ -128,7 +128,7 @@ class GameEventAdmin(VisiblePayload, admin.ModelAdmin):
         "visible_payload",
         "hash",
     ]
-    readonly_fields = fields
+    readonly_fields = fields  # type: ignore[assignment]  # flat names; the stubs' fields allow fieldsets' nesting
 
     def has_add_permission(self, request):
         return False

@@ -54,7 +54,8 @@ class GameCreateSerializer(serializers.Serializer):
         required=False, default=False, help_text="only false: ranked tables come from the ranked queue and tournaments"
     )
     league = serializers.IntegerField(required=False, allow_null=True, default=None)
-    seats = SeatSpecSerializer(many=True, required=False, max_length=5)
+    # many=True hands max_length to the ListSerializer; the DRF stubs' __init__ does not list it
+    seats = SeatSpecSerializer(many=True, required=False, max_length=5)  # type: ignore[call-arg]
     device_id = serializers.CharField(max_length=128, required=False, allow_blank=True, default="")
 
 

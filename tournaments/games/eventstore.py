@@ -166,7 +166,7 @@ def new_rows(
     (each HandDealt followed by its DealCommitted). Updates ``game.seq`` and ``game.head_hash``."""
     previous = game.head_hash if game.seq else GENESIS_HASH
     now = timezone.now()
-    rows = []
+    rows: list[GameEvent] = []
     for event in _with_commitments(game, events):
         payload = {k: v for k, v in event.items() if k not in ("type", "v")}
         seq = game.seq + len(rows) + 1
@@ -276,8 +276,8 @@ def rebuild_engine_game(game: Game, up_to_seq: int | None = None) -> engine.Game
     state that row describes, never a newer one under an older seq.
     """
     rows = GameEvent.objects.filter(game=game, seq__lte=game.seq if up_to_seq is None else up_to_seq)
-    rows = rows.order_by("seq").values_list("type", "version", "payload")
-    dicts = [{"type": t, "v": v, **p} for t, v, p in rows if is_engine_event(t)]
+    logged = rows.order_by("seq").values_list("type", "version", "payload")
+    dicts = [{"type": t, "v": v, **p} for t, v, p in logged if is_engine_event(t)]
     return engine.Game.replay(dicts, deals=game.planned_deals or None)
 
 

@@ -61,7 +61,8 @@ def game_rematch(*, game_id: int, player: Player, device_id: str = "") -> Game:
                 )
                 rematch.rematch_of = game
                 rematch.save(update_fields=["rematch_of"])
-                transaction.on_commit(lambda: _offered(game.pk, rematch.pk))
+                # rematch is the game just made; mypy widens a variable a lambda captures
+                transaction.on_commit(lambda: _offered(game.pk, rematch.pk))  # type: ignore[union-attr]
                 return rematch
     except IntegrityError:  # another player made it between our read and our insert: join theirs
         rematch = Game.objects.get(rematch_of_id=game_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar, cast
 
 from django.db import connection as default_connection
 from django.db.models import Field, Model
@@ -30,7 +31,8 @@ class Statement:
     """SQL written on first use, once per database vendor (quoting and locking differ)."""
 
     def __init__(self, build: Callable[[], str]):
-        self._build, self._built = build, {}
+        self._build = build
+        self._built: dict[str, str] = {}
 
     def __str__(self) -> str:
         vendor = default_connection.vendor
@@ -40,10 +42,13 @@ class Statement:
         return text
 
 
-class Columns:
+M = TypeVar("M", bound=Model)
+
+
+class Columns(Generic[M]):
     """A model's concrete columns under a table alias: the SELECT list, and rows read back."""
 
-    def __init__(self, model: type[Model], alias: str):
+    def __init__(self, model: type[M], alias: str):
         self.model, self.alias = model, alias
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [field.attname for field in self.fields]
@@ -54,7 +59,7 @@ class Columns:
         alias = quote(self.alias)
         return ", ".join(f"{alias}.{quote(field.column)}" for field in self.fields)
 
-    def loader(self, offset: int = 0) -> Callable[[Sequence], Model]:
+    def loader(self, offset: int = 0) -> Callable[[Sequence], M]:
         """A function from a result row to an instance, reading this model's columns at ``offset``."""
         connection = default_connection
         converters = self._converters.get(connection.vendor)
@@ -62,14 +67,15 @@ class Columns:
             converters = []
             for index, field in enumerate(self.fields):
                 column = field.get_col(self.alias)
-                found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+                # Field.get_db_converters is Django's (what a queryset calls), not in django-stubs
+                found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)  # type: ignore[attr-defined]
                 if found:
                     converters.append((index, column, found))
             # Cached only once complete: another thread must never load rows with half the list.
             self._converters[connection.vendor] = converters
         model, attnames, using, end = self.model, self.attnames, connection.alias, offset + self.width
 
-        def load(row: Sequence) -> Model:
+        def load(row: Sequence) -> M:
             values = list(row[offset:end])
             for index, column, functions in converters:
                 value = values[index]
@@ -130,7 +136,7 @@ def _insert_statement(model: type[Model], rows: int, vendor: str) -> tuple[str, 
         f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)}) VALUES {', '.join([one] * rows)}"
     )
     returning = default_connection.features.can_return_rows_from_bulk_insert and meta.auto_field is not None
-    if returning:
+    if returning and meta.auto_field is not None:  # returning implies it: narrows for mypy
         statement += f" RETURNING {quote(meta.auto_field.column)}"
     return statement, fields, returning
 
@@ -143,14 +149,15 @@ def update(obj: Model, field_names: Sequence[str]) -> None:
     with connection.cursor() as cursor:
         cursor.execute(statement, [*params, obj._meta.pk.get_db_prep_value(obj.pk, connection)])
         if cursor.rowcount != 1:
-            raise type(obj).DoesNotExist(f"{obj._meta.object_name} {obj.pk} is gone")
+            # every concrete model has its DoesNotExist; the stubs' abstract Model has none
+            raise type(obj).DoesNotExist(f"{obj._meta.object_name} {obj.pk} is gone")  # type: ignore[attr-defined]
 
 
 @functools.lru_cache(maxsize=64)
 def _update_statement(model: type[Model], field_names: tuple[str, ...], vendor: str) -> tuple[str, list[Field]]:
     # ``vendor``: as for _insert_statement.
     meta = model._meta
-    fields = [meta.get_field(name) for name in field_names]
+    fields = [cast(Field, meta.get_field(name)) for name in field_names]  # concrete fields: no relation's reverse
     assignments = ", ".join(f"{quote(field.column)} = %s" for field in fields)
     return f"UPDATE {table(model)} SET {assignments} WHERE {quote(meta.pk.column)} = %s", fields
 
@@ -172,7 +179,8 @@ def update_and_insert_if(
     statement = f"WITH moved AS ({assignments} AND ({condition}) RETURNING 1)"
     if inserting is not None:
         columns, insert_fields, pk_column = _insert_select(inserting, connection.vendor)
-        one = "(" + ", ".join(f"%s::{field.cast_db_type(connection)}" for field in insert_fields) + ")"
+        # Field.cast_db_type is Django's (what Cast() uses), not in django-stubs
+        one = "(" + ", ".join(f"%s::{field.cast_db_type(connection)}" for field in insert_fields) + ")"  # type: ignore[attr-defined]
         statement += (
             f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
             f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 import engine
 from engine import bots
+from engine.core import PlayState
 from tournaments.models import Game, GameSeat
 
 
@@ -27,7 +28,8 @@ class TurnPlan:
 def turn_key(state: engine.Game) -> str:
     """Identifies the turn awaited: passing keeps one key (and one deadline) until all have passed."""
     if state.phase == engine.Phase.PLAYING:
-        play = state.state  # the trick number and cards in the trick, as the view shows them
+        # the trick number and cards in the trick, as the view shows them (set while playing)
+        play: PlayState = state.state  # type: ignore[assignment]
         return f"{state.hand_number}:{min(play.tricks_done + 1, play.hand_size)}:{len(play.trick)}"
     return f"{state.hand_number}:{state.phase}"
 
@@ -67,7 +69,8 @@ def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:
 def bot_for_seat(game: Game, row: GameSeat):
     """The bot that moves for this seat (with its player) now: its CPU's kind, or the stand-in
     for an away player, seeded by the game's position so that a redelivered move is the same."""
-    kind = row.player.bot_kind if row.player.is_cpu else settings.HEARTS_STANDIN_BOT
+    # seated
+    kind = row.player.bot_kind if row.player.is_cpu else settings.HEARTS_STANDIN_BOT  # type: ignore[union-attr]
     return bots.make(kind, seed=f"{game.pk}:{game.seq}:{row.seat}")
 
 

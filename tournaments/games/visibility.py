@@ -128,7 +128,8 @@ def visible_payload(row: GameEvent, sight: Sight) -> dict:
         for name in HIDDEN_TABLE_FIELDS.get(row.type, ()):
             if not sight.everything:
                 shown = {**shown, name: None}
-    return {k: v for k, v in shown.items() if k not in ("type", "v")}
+    # redact's None (nothing to see) is for no event today
+    return {k: v for k, v in shown.items() if k not in ("type", "v")}  # type: ignore[union-attr]
 
 
 def visible_event(row: GameEvent, sight: Sight) -> dict:

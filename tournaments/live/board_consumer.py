@@ -38,7 +38,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
     tournament_id: int
     in_group = False
 
-    async def connect(self):
+    async def connect(self) -> None:
         notify.register_server_loop(asyncio.get_running_loop())
         self.tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
         await self.accept()

@@ -76,6 +76,7 @@ class TokenBucket:
 class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     seat: int | None = None
+    recorded: tuple[int, int] | None  # (seat, player id) this connection is recorded for; unset until then
     sent_seq: int = 0
     language: str = "en"  # error frames speak it (hearts_league.i18n.scope_language)
 

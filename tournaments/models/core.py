@@ -1,5 +1,7 @@
 """Clubs, leagues, players, and games with their seats and append-only event logs."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
@@ -32,7 +34,8 @@ class League(models.Model):
     rate_games_with_cpus = models.BooleanField(
         default=False, help_text="Rate the humans of ranked games in which CPUs also sat."
     )
-    directors = models.ManyToManyField(
+    # annotated: django-stubs infers no type for a ManyToManyField to a model named by a string
+    directors: "models.ManyToManyField[Player, Any]" = models.ManyToManyField(
         "Player",
         blank=True,
         related_name="leagues_directed",

@@ -97,7 +97,8 @@ class Command(BaseCommand):
         return tournament
 
     def _play(self, tournament: Tournament, options) -> None:
-        bar = tqdm(
+        # file: the stream self.stderr wraps (django-stubs types OutputWrapper's other attributes as Callable)
+        bar = tqdm(  # type: ignore[call-overload]
             total=tournament.total_rounds,
             unit="round",
             disable=options["no_progress"],
