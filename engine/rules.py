@@ -29,6 +29,13 @@ PASS_MODES = ("cycle", "left", "off")
 FIRST_LEAD = ("lowest_club", "left_of_dealer")
 MOON = ("add_to_others", "subtract_from_self", "shooter_chooses", "off")
 MOON_CHOICES = ("add_to_others", "subtract_from_self")
+# The options that take one of a few words, and those words (forms and pages list them from here).
+OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "leftover": LEFTOVER,
+    "passing": PASS_MODES,
+    "first_lead": FIRST_LEAD,
+    "moon": MOON,
+}
 
 DEFAULT_REMOVED = {3: ("2D",), 4: (), 5: ("2D", "2C")}
 
@@ -79,10 +86,8 @@ class Rules:
     def __post_init__(self) -> None:
         if type(self.players) is not int or self.players not in (3, 4, 5):
             raise ValueError("players must be 3, 4 or 5")
-        _choice("leftover", self.leftover, LEFTOVER)
-        _choice("passing", self.passing, PASS_MODES)
-        _choice("first_lead", self.first_lead, FIRST_LEAD)
-        _choice("moon", self.moon, MOON)
+        for name, allowed in OPTION_VALUES.items():
+            _choice(name, getattr(self, name), allowed)
         for name in (
             "no_points_first_trick",
             "hearts_any_time",

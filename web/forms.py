@@ -75,7 +75,7 @@ def rule_form_fields() -> dict[str, forms.Field]:
         default = f.default if f.default is not MISSING else None
         label = RULE_LABELS.get(f.name, f.name.replace("_", " ").capitalize())
         help_line: str | Promise = RULE_HELP.get(f.name, "")
-        choices = getattr(engine_rules, f.name.upper(), None)
+        choices = engine_rules.OPTION_VALUES.get(f.name)
         field: forms.Field
         if isinstance(default, bool):
             field = forms.BooleanField(required=False, initial=default, label=label)

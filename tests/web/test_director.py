@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 import engine
+from engine import rules as engine_rules
 from tests.factories import CpuPlayerFactory, LeagueFactory, PlayerFactory, UserFactory
 from tournaments.competitions import services
 from tournaments.models import Player, Registration, Round, Ruling, Tournament
@@ -73,6 +74,10 @@ def test_the_tournament_form_has_every_rule_with_its_default_and_a_line_of_help_
         helptext = re.search(rf'id="id_rule_{rule.name}_helptext"[^>]*>(.*?)</div>', page, re.S)
         assert helptext and helptext.group(1).strip(), rule.name
     assert "(default: 100)" in page and "(default: add to others)" in page
+    for rule, words in engine_rules.OPTION_VALUES.items():  # a list to pick from, not a box to type in
+        select = re.search(rf'<select name="rule_{rule}"[^>]*>(.*?)</select>', page, re.S)
+        assert select, rule
+        assert re.findall(r'<option value="([^"]*)"', select.group(1)) == list(words), rule
     assert 'name="rules_overrides"' not in page and "{" not in re.sub(r"<script.*?</script>", "", page, flags=re.S)
 
 
