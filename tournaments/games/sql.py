@@ -178,9 +178,7 @@ def update_and_insert_if(
     inserting = type(objs[0]) if objs else None
     statement = f"WITH moved AS ({assignments} AND ({condition}) RETURNING 1)"
     if inserting is not None:
-        columns, insert_fields, pk_column = _insert_select(inserting, connection.vendor)
-        # Field.cast_db_type is Django's (what Cast() uses), not in django-stubs
-        one = "(" + ", ".join(f"%s::{field.cast_db_type(connection)}" for field in insert_fields) + ")"  # type: ignore[attr-defined]
+        columns, insert_fields, pk_column, one = _insert_select(inserting, connection.vendor)
         statement += (
             f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
             f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"
@@ -205,8 +203,13 @@ def update_and_insert_if(
 
 
 @functools.lru_cache(maxsize=16)
-def _insert_select(model: type[Model], vendor: str) -> tuple[str, list[Field], str]:
+def _insert_select(model: type[Model], vendor: str) -> tuple[str, list[Field], str, str]:
+    """The columns, fields and primary key column of a row inserted from VALUES, and one row's
+    typed placeholders (``(%s::integer, ...)``): built once, not on every move (the casts
+    alone cost a few percent of a Daphne's CPU per card played; bench/load.py under py-spy)."""
     # ``vendor``: as for _insert_statement.
     meta = model._meta
     fields = [field for field in meta.concrete_fields if field is not meta.auto_field]
-    return ", ".join(quote(f.column) for f in fields), fields, quote(meta.pk.column)
+    # Field.cast_db_type is Django's (what Cast() uses), not in django-stubs
+    one = "(" + ", ".join(f"%s::{field.cast_db_type(default_connection)}" for field in fields) + ")"  # type: ignore[attr-defined]
+    return ", ".join(quote(f.column) for f in fields), fields, quote(meta.pk.column), one
