@@ -66,22 +66,12 @@ def start_processes(daphnes: int, env: dict, *, bare: bool = False) -> tuple[lis
         )
         ports.append(port)
     if not bare:
+        from hearts_league.celery import worker_command
+
         log = open("/tmp/hearts-load-worker.log", "w")  # noqa: SIM115
         processes.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "hearts_league",
-                    "worker",
-                    "--pool=threads",
-                    "--concurrency=2",
-                    "-Q",
-                    env.get("CELERY_QUEUE", "hearts"),
-                    "--loglevel=WARNING",
-                ],
+                worker_command(env.get("CELERY_QUEUE", "hearts")),
                 cwd=ROOT,
                 env=env,
                 stdout=log,

@@ -73,28 +73,13 @@ def main() -> int:
 
         app.control.purge()
         env = {**os.environ, "LOG_LEVEL": "WARNING", "HEARTS_SWEEP_GRACE": "5"}
+        from hearts_league.celery import worker_command
+
         for index in range(args.workers):
             log = open(f"/tmp/hearts-soak-worker-{index}.log", "w")  # noqa: SIM115
             workers.append(
                 subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "hearts_league",
-                        "worker",
-                        "--pool=threads",
-                        "--concurrency=2",
-                        "-Q",
-                        os.environ.get("CELERY_QUEUE", "hearts"),
-                        "--loglevel=WARNING",
-                        "-n",
-                        f"soak{index}@%h",
-                        "--without-heartbeat",
-                        "--without-mingle",
-                        "--without-gossip",
-                    ],
+                    worker_command(os.environ.get("CELERY_QUEUE", "hearts"), name=f"soak{index}@%h"),
                     cwd=ROOT,
                     env=env,
                     stdout=log,

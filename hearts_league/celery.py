@@ -7,6 +7,7 @@ time instead of at once, which ``task_always_eager`` would do.
 """
 
 import os
+import sys
 import threading
 
 from celery import Celery
@@ -35,6 +36,18 @@ _embedded_lock = threading.Lock()
 _embedded_worker = None
 _embedded_threads: list[threading.Thread] = []
 _embedded_stop = threading.Event()
+
+
+def worker_command(queue: str, name: str | None = None) -> list[str]:
+    """The command line of a Celery worker process for this project, as the benchmarks and the
+    tests that need a real worker start one (threads, two at a time, none of the cluster chatter
+    a lone worker does not need)."""
+    named = ["-n", name] if name else []
+    return [
+        *(sys.executable, "-m", "celery", "-A", "hearts_league", "worker", "--pool=threads", "--concurrency=2"),
+        *("-Q", queue, "--loglevel=WARNING", *named),
+        *("--without-heartbeat", "--without-mingle", "--without-gossip"),
+    ]
 
 
 def start_embedded_worker():

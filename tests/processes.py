@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from django.conf import settings as django_settings
+
+from hearts_league.celery import worker_command
 
 ROOT = Path(__file__).resolve().parents[1]
 USING_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
@@ -48,22 +49,7 @@ def process_env(**extra) -> dict:
 
 def start_worker(log_path: Path, **extra_env) -> subprocess.Popen:
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "hearts_league",
-            "worker",
-            "--pool=threads",
-            "--concurrency=2",
-            "-Q",
-            django_settings.CELERY_TASK_DEFAULT_QUEUE,
-            "--loglevel=WARNING",
-            "--without-heartbeat",
-            "--without-mingle",
-            "--without-gossip",
-        ],
+        worker_command(django_settings.CELERY_TASK_DEFAULT_QUEUE),
         cwd=ROOT,
         env=process_env(**extra_env),
         stdout=log_path.open("w"),
