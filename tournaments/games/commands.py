@@ -64,7 +64,41 @@ def parse_command(data) -> tuple[dict, str, int | None]:
 
     Raises ``serializers.ValidationError`` with the errors ``is_valid`` would give.
     """
+    plain = _plain_play(data)
+    if plain is not None:
+        return plain
     if data is None:  # an empty or JSON null body: the error is_valid gives, not the field's
         raise serializers.ValidationError({"non_field_errors": ["No data provided"]}, code="null")
     values = dict(_COMMAND.run_validation(data))
     return values, values.pop("command_id"), values.pop("expected_seq")
+
+
+_PLAY_KEYS = frozenset(("type", "card", "command_id", "expected_seq"))
+
+
+def _plain_string(value, max_length: int, *, blank: bool) -> bool:
+    """Whether ``value`` is a string StrictCharField would return unchanged (no trimming, no
+    refusal): ASCII without NUL, no surrounding whitespace, short enough."""
+    return (
+        type(value) is str
+        and len(value) <= max_length
+        and (blank or bool(value))
+        and value.isascii()
+        and "\x00" not in value
+        and value == value.strip()
+    )
+
+
+def _plain_play(data) -> tuple[dict, str, int | None] | None:
+    """A play as live clients send it (``{"type": "play", "card": "QS", "expected_seq": 12}``),
+    checked without the serializer: a tenth of the cost on the hot path. The very result
+    ``run_validation`` gives, or None for anything else, which the serializer decides (so an
+    error always comes from it). tests/tournaments/games/test_commands.py holds the two equal."""
+    if type(data) is not dict or data.get("type") != "play" or not data.keys() <= _PLAY_KEYS:
+        return None
+    card, command_id, expected_seq = data.get("card"), data.get("command_id", ""), data.get("expected_seq")
+    if not _plain_string(card, 4, blank=False) or not _plain_string(command_id, 64, blank=True):
+        return None
+    if expected_seq is not None and (type(expected_seq) is not int or not 0 <= expected_seq < 2**63):
+        return None
+    return {"type": "play", "card": card}, command_id, expected_seq
