@@ -679,16 +679,42 @@ class Game:
         """What ``seat`` may know now (``None``: a spectator), JSON-serialisable.
 
         Never contains another seat's unplayed card, an unrevealed pass, the kitty
-        before it is taken, or the seed.
+        before it is taken, or the seed. It is ``seat_view(seat)`` and ``table_view()``
+        together: a server serialises the table's part once for all its viewers.
         """
-        if seat is not None:
-            seat = self._check_seat(seat)
+        return {**self.seat_view(seat), **self.table_view()}
+
+    SEAT_FIELDS = ("seat", "hand", "legal_plays", "passed", "passed_to", "received", "received_from")
+    """The fields of ``view(seat)`` that only that seat sees (``seat_view``); the rest are the table's."""
+
+    def seat_view(self, seat: int | None) -> dict[str, Any]:
+        """The part of ``view(seat)`` that is ``seat``'s own (``SEAT_FIELDS``): its hand, its
+        legal plays and its pass. For a spectator (``None``) nothing is shown."""
+        if seat is None:
+            return dict.fromkeys(self.SEAT_FIELDS) | {"legal_plays": []}
+        seat = self._check_seat(seat)
+        passed = self._passes[seat]
+        rec = self._received[seat] if self._received is not None else None
+        return {
+            "seat": seat,
+            "hand": [NAMES[c] for c in cards_of(self._hand_mask(seat))],
+            "legal_plays": [NAMES[c] for c in self.legal_plays(seat)],
+            "passed": [NAMES[c] for c in cards_of(passed)] if passed is not None else None,
+            "passed_to": (seat + PASS_OFFSETS[self.pass_direction]) % self._n
+            if self.pass_direction != "none"
+            else None,
+            "received": [NAMES[c] for c in cards_of(rec[1])] if rec is not None else None,
+            "received_from": rec[0] if rec is not None else None,
+        }
+
+    def table_view(self) -> dict[str, Any]:
+        """The part of every ``view`` that is the same for every seat and spectator: the
+        players, rules, phase, trick, the hand's tricks, counts of cards in hand, scores."""
         n = self._n
         st = self._state
         rules = self.rules
         over = self.phase == Phase.GAME_OVER
         d: dict[str, Any] = {
-            "seat": seat,
             "players": list(self.players),
             "rules": rules.to_dict(),
             "phase": self.phase,
@@ -698,20 +724,8 @@ class Game:
             "to_act": list(self.to_act),
             "removed_cards": list(rules.removed_cards or ()),
             "kitty_size": rules.kitty_size,
+            "passed_seats": [s for s, p in enumerate(self._passes) if p is not None],
         }
-        d["hand"] = [NAMES[c] for c in cards_of(self._hand_mask(seat))] if seat is not None else None
-        d["legal_plays"] = [NAMES[c] for c in self.legal_plays(seat)] if seat is not None else []
-        passed = self._passes[seat] if seat is not None else None
-        d["passed"] = [NAMES[c] for c in cards_of(passed)] if passed is not None else None
-        d["passed_to"] = (
-            (seat + PASS_OFFSETS[self.pass_direction]) % n
-            if seat is not None and self.pass_direction != "none"
-            else None
-        )
-        rec = self._received[seat] if self._received is not None and seat is not None else None
-        d["received"] = [NAMES[c] for c in cards_of(rec[1])] if rec is not None else None
-        d["received_from"] = rec[0] if rec is not None else None
-        d["passed_seats"] = [s for s, p in enumerate(self._passes) if p is not None]
         if st is not None:
             d["trick"] = [{"seat": (st.leader + i) % n, "card": NAMES[c]} for i, c in enumerate(st.trick)]
             d["leader"] = st.leader

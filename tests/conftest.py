@@ -37,9 +37,11 @@ def clear_process_caches():
     """Empty the per-process caches of game state (after a rollback, say)."""
     from tournaments.games.eventstore import engine_cache
     from tournaments.games.feed import feed
+    from tournaments.live.frames import state_frames
 
     engine_cache.clear()
     feed.clear()
+    state_frames.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -255,6 +255,15 @@ class Checker:
                     card_strings(r, visible)
             self.redacted[seat] = len(g.events)
             assert shown <= visible, shown - visible
+        # The table's part, serialised once for every viewer by a server, holds no card in
+        # anyone's hand (nor the kitty before it is taken) and none of a seat's own fields.
+        table = g.table_view()
+        assert not table.keys() & set(Game.SEAT_FIELDS)
+        in_hands = {str(c) for o in range(self.n) for c in g.hand(o)}
+        if state is None or state.tricks_done == 0:
+            in_hands |= set(self.kitty)
+        if not over:
+            assert not card_strings(table, set()) & in_hands
 
 
 @SETTINGS

@@ -14,7 +14,6 @@ import time
 import uuid
 from urllib.parse import parse_qs
 
-import orjson
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -33,6 +32,7 @@ from tournaments.games.feed import feed
 from tournaments.games.tickets import ws_ticket_redeem
 from tournaments.games.visibility import ViewerKind, visible_event
 from tournaments.live import heartbeat, presence
+from tournaments.live.frames import encode, state_frames
 from tournaments.models import Game, Player, SeatInvitation
 
 log = logging.getLogger(__name__)
@@ -360,11 +360,11 @@ class GameConsumer(AsyncWebsocketConsumer):
                     return
             frames, seq, seat = ready
             for frame in frames:
-                await self.send_json(frame)
+                await self.send(text_data=frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
             await self._seat_changed(seat, "seats_changed")
 
-    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[dict], int, int | None] | None:
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[str], int, int | None] | None:
         """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
         case after a notification: one connection read it, or this process wrote it); else
         None. Runs on the event loop: no thread hop, no database."""
@@ -375,10 +375,10 @@ class GameConsumer(AsyncWebsocketConsumer):
         seats, seat = self._seats_through(rows)
         if not _shows_state(game, rows):
             return self._frames(game, rows, seats, seat, after, None)
-        hit, view = eventstore.engine_cache.read(game, lambda s: s.view(seat))
-        return self._frames(game, rows, seats, seat, after, view) if hit else None
+        hit, state = eventstore.engine_cache.read(game, lambda s: state_frames.text(game, s, seat))
+        return self._frames(game, rows, seats, seat, after, state) if hit else None
 
-    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[dict], int, int | None]:
+    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[str], int, int | None]:
         game = feed.game(self.game_id, at_least)
         if game.seq < after:
             raise _AfterBeyondGame(game.seq)
@@ -386,10 +386,10 @@ class GameConsumer(AsyncWebsocketConsumer):
             return [], after, self.seat
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         seats, seat = self._seats_through(rows)
-        view = None
+        state = None
         if _shows_state(game, rows):
-            view = eventstore.read_engine_game(game, lambda s: s.view(seat), rows)
-        return self._frames(game, rows, seats, seat, after, view)
+            state = eventstore.read_engine_game(game, lambda s: state_frames.text(game, s, seat), rows)
+        return self._frames(game, rows, seats, seat, after, state)
 
     def _seats_through(self, rows: list) -> tuple[list[int | None], int | None]:
         """The seat this connection's player holds at each of ``rows`` and after the last: the
@@ -409,24 +409,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         return seats, seat
 
     def _frames(
-        self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: dict | None
-    ) -> tuple[list[dict], int, int | None]:
-        """Event frames for ``rows``, each redacted for the seat held at it, then the state frame
-        (if ``view``, ``seat``'s view after the last row)."""
+        self, game: Game, rows: list, seats: list, seat: int | None, after: int, state: str | None
+    ) -> tuple[list[str], int, int | None]:
+        """Event frames for ``rows``, each redacted for the seat held at it, then ``state``
+        (if any: the state frame of ``seat`` after the last row), as the text sent."""
         frames = []
         for row, held in zip(rows, seats, strict=True):
             sight = self._sight(game, held)
-            frames.append({"type": "event", "seq": row.seq, "event": visible_event(row, sight)})
-        if view is not None:
-            frames.append(
-                {
-                    "type": "state",
-                    "seq": game.seq,
-                    "status": game.status,
-                    "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-                    "state": view,
-                }
-            )
+            frames.append(encode({"type": "event", "seq": row.seq, "event": visible_event(row, sight)}))
+        if state is not None:
+            frames.append(state)
         return frames, rows[-1].seq if rows else after, seat
 
     def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
@@ -456,7 +448,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         )
 
     async def send_json(self, content: dict):
-        await self.send(text_data=orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode())
+        await self.send(text_data=encode(content))
 
     # --- helpers -------------------------------------------------------------------------------
 

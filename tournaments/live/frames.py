@@ -1,0 +1,68 @@
+"""The JSON text of the frames live connections send (docs/websocket.md).
+
+After every change each connection at a table sends its viewer a ``state`` frame. Most of it
+(``engine.Game.table_view``: the trick, the tricks of the hand, the scores) is the same for every
+viewer; only ``engine.Game.seat_view`` (the seat's hand, legal plays and pass) is its own. The
+table's part is serialised once per process and change, and each connection adds its seat's.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import orjson
+
+import engine
+from tournaments.models import Game
+
+
+def encode(frame: dict) -> str:
+    """A frame as the text a WebSocket sends."""
+    return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+class StateFrames:
+    """The ``state`` frame of a seat (or a spectator), with the table's part kept per game for
+    the log version (seq, head hash) it was serialised at."""
+
+    def __init__(self, size: int = 4096):
+        self._size = size
+        self._lock = threading.Lock()
+        self._tables: OrderedDict[int, tuple[tuple[int, str], bytes]] = OrderedDict()
+
+    def text(self, game: Game, state: engine.Game, seat: int | None) -> str:
+        """``{"type": "state", "seq", "status", "turn_deadline", "state": state.view(seat)}``
+        for ``state``, the engine state at the game row's seq."""
+        head = orjson.dumps(
+            {
+                "type": "state",
+                "seq": game.seq,
+                "status": game.status,
+                "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+            }
+        )
+        own = orjson.dumps(state.seat_view(seat), option=orjson.OPT_NON_STR_KEYS)
+        table = self._table(game, state)
+        return b"".join((head[:-1], b',"state":', own[:-1], b",", table[1:], b"}")).decode()
+
+    def _table(self, game: Game, state: engine.Game) -> bytes:
+        version = (game.seq, game.head_hash)
+        with self._lock:
+            held = self._tables.get(game.pk)
+        if held is not None and held[0] == version:
+            return held[1]
+        table = orjson.dumps(state.table_view(), option=orjson.OPT_NON_STR_KEYS)
+        with self._lock:
+            self._tables[game.pk] = (version, table)
+            self._tables.move_to_end(game.pk)
+            while len(self._tables) > self._size:
+                self._tables.popitem(last=False)
+        return table
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tables.clear()
+
+
+state_frames = StateFrames()
