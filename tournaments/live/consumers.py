@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 import uuid
+from enum import Enum
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -33,7 +34,7 @@ from tournaments.games.tickets import ws_ticket_redeem
 from tournaments.games.visibility import ViewerKind, visible_event
 from tournaments.live import heartbeat, presence
 from tournaments.live.frames import encode, state_frames
-from tournaments.models import Game, Player, SeatInvitation
+from tournaments.models import Game, SeatInvitation
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,13 @@ SEATING_EVENTS = {"PlayersSeated", "SeatReassigned"}
 def _shows_state(game: Game, rows: list) -> bool:
     """A batch of new events is followed by the viewer's state once the game has started."""
     return bool(rows) and game.status != Game.Status.WAITING
+
+
+class _Refused(Enum):
+    """Why a connection is refused before anything else (see ``GameConsumer._open``)."""
+
+    UNAUTHENTICATED = "unauthenticated"
+    NOT_FOUND = "game_not_found"
 
 
 class _AfterBeyondGame(Exception):
@@ -85,20 +93,19 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
         ticket = query.get("ticket", [""])[0]
-        self.user = await self._authenticate(ticket)
         self.language = scope_language(self.scope)  # the profile's choice replaces it once known
+        opened = await database_sync_to_async(self._open)(ticket)
         # Refusals come after accept, as a close code the client sees (before accept, a browser
         # sees only a failed handshake, 1006, and reconnects for ever).
-        if self.user is None and ticket:
+        if opened is _Refused.UNAUTHENTICATED:
             await self._refuse(CLOSE_UNAUTHENTICATED, "unauthenticated", "The ticket is unknown, used or expired.")
             return
-        found = await database_sync_to_async(self._seat_of_user)()
-        if found is False:
+        if opened is _Refused.NOT_FOUND:
             await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
             return
-        self.seat, self.unseated_kind, sealed = found
+        self.seat, self.unseated_kind, self.sealed, seq = opened
         self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
-        if sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
+        if self.sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
             await self._refuse(
                 CLOSE_HIDDEN,
                 "hidden_until_round_over",
@@ -120,9 +127,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.accept()
         await self._seat_taken(self.seat)
         await self._watch(self.seat is None)
-        await self.send_json(
-            {"type": "hello", "game": self.game_id, "seat": self.seat, "seq": await self._current_seq()}
-        )
+        await self.send_json({"type": "hello", "game": self.game_id, "seat": self.seat, "seq": seq})
         await self.catch_up(after)
 
     async def _refuse(self, code: int, error: str, detail: str) -> None:
@@ -452,30 +457,24 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     # --- helpers -------------------------------------------------------------------------------
 
-    async def _authenticate(self, ticket: str):
+    def _open(self, ticket: str) -> tuple[int | None, ViewerKind, bool, int] | _Refused:
+        """Who connects and what they may see, in one trip to the database thread: the user
+        (the session's, or the ticket's), their player, the seat they hold now, their kind when
+        not seated, whether the game is sealed, and its seq (``hello``'s)."""
         user = self.scope.get("user")
-        if user is not None and user.is_authenticated:
-            return user
-        user_id = await database_sync_to_async(ws_ticket_redeem)(ticket=ticket, game_id=self.game_id)
-        if user_id is None:
-            return None
-        return await database_sync_to_async(lambda: get_user_model().objects.filter(pk=user_id).first())()
-
-    def _seat_of_user(self):
-        """(seat held now, the viewer's kind when not seated, whether the game is sealed), or
-        False if there is no such game."""
+        if user is None or not user.is_authenticated:
+            user_id = ws_ticket_redeem(ticket=ticket, game_id=self.game_id)
+            users = get_user_model().objects.select_related("player")
+            user = users.filter(pk=user_id).first() if user_id is not None else None
+            if user is None and ticket:
+                return _Refused.UNAUTHENTICATED
+        self.user = user
         game = Game.objects.filter(pk=self.game_id).first()
         if game is None:
-            return False
-        self.sealed = game.sealed
-        self.player = Player.objects.filter(user_id=self.user.pk).first() if self.user is not None else None
-        unseated = visibility.sight(game, self.user if self.user is not None else None, seats=[]).kind
-        return visibility.seat_of_user(game, self.user), unseated, game.sealed
+            return _Refused.NOT_FOUND
+        self.player = getattr(user, "player", None)  # Player.user is one-to-one: None if they have none
+        unseated = visibility.sight(game, user, seats=[]).kind
+        return visibility.seat_of_user(game, user), unseated, game.sealed, game.seq
 
     def _current_seat(self) -> int | None:
         return visibility.seat_of_user(Game.objects.get(pk=self.game_id), self.user)
-
-    async def _current_seq(self) -> int:
-        return await database_sync_to_async(
-            lambda: Game.objects.filter(pk=self.game_id).values_list("seq", flat=True).first() or 0
-        )()

@@ -26,6 +26,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.dispatch import scheduler
+from tournaments.games import queries
 from tournaments.games.events import SeatVacated
 from tournaments.games.services import append_table_events, lock_game, may_reclaim, seat_reclaim
 from tournaments.models import Game, GameEvent, GameSeat, SeatConnection, ServerHeartbeat
@@ -87,8 +88,7 @@ def server_alive(open_connections: OpenConnections) -> None:
 @transaction.atomic
 def seat_connected(*, game_id: int, seat: int, connection_id: str, device_id: str = "") -> bool:
     """A seated player opened a connection. Returns True if this took the seat back from the CPU."""
-    game = lock_game(game_id)
-    row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
+    game, row = _lock_seat(game_id, seat)
     SeatConnection.objects.bulk_create(  # a heartbeat may have written it already
         # a seat its player connects to has that player
         [SeatConnection(seat=row, player_id=row.player_id, connection_id=connection_id, server=server_id())],  # type: ignore[misc]
@@ -108,8 +108,7 @@ def seat_disconnected(*, game_id: int, seat: int, player_id: int, connection_id:
     """``player_id``'s connection closed. When it was the last one of the seat's player, returns
     the moment the grace period starts (``seat_vacate_if_still_gone`` runs HEARTS_AWAY_GRACE
     seconds later)."""
-    game = lock_game(game_id)
-    row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
+    game, row = _lock_seat(game_id, seat)
     row.open_connections.filter(connection_id=connection_id).delete()
     if player_id != row.player_id:
         return None  # the seat changed hands since this socket opened
@@ -176,6 +175,16 @@ def _drop(connections) -> int:
         except Exception:  # one seat's failure must not keep the others held
             log.exception("could not drop the connections of game %s seat %s", game_id, seat)
     return dropped
+
+
+def _lock_seat(game_id: int, seat: int) -> tuple[Game, GameSeat]:
+    """Lock the game row and its seats (in the one lock order) in one statement, as a move
+    does: every connection opened or closed takes this path. The seat's row, with its player."""
+    game, seats = queries.lock_game_with_seats(game_id)
+    row = next((held for held in seats if held.seat == seat), None)
+    if game is None or row is None:
+        raise GameSeat.DoesNotExist(f"game {game_id} has no seat {seat}")
+    return game, row
 
 
 def _occupant_connections(row: GameSeat):
