@@ -1,0 +1,66 @@
+"""A state frame is exactly its viewer's ``Game.view`` at that seq, though its table part is
+serialised once per change and shared by every connection of the process."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import orjson
+import pytest
+
+import engine
+from tournaments.live.frames import StateFrames
+from tournaments.models import Game
+
+
+def _row(state: engine.Game, game_id: int = 7, deadline: datetime | None = None) -> Game:
+    """The game row a frame is labelled with, at the state's log version."""
+    seq = len(state.events)
+    return Game(
+        pk=game_id, seq=seq, head_hash=f"hash-{game_id}-{seq}", status=Game.Status.ACTIVE, turn_deadline=deadline
+    )
+
+
+def _moves(state: engine.Game, rng: random.Random):
+    while state.phase != engine.Phase.GAME_OVER:
+        seat = state.to_act[0]
+        if state.phase == engine.Phase.PASSING:
+            state.pass_cards(seat, rng.sample(state.hand(seat), 3))
+        elif state.phase == engine.Phase.PLAYING:
+            state.play(seat, rng.choice(state.legal_plays(seat)))
+        else:
+            state.choose_moon(seat, "add_to_others")
+        yield
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_every_viewers_state_frame_is_its_view_at_every_moment(players):
+    frames, rng = StateFrames(), random.Random(players)
+    state = engine.Game.new(engine.Rules(players=players), seed=players)
+    deadline = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    for _ in _moves(state, rng):
+        row = _row(state, deadline=deadline)
+        for seat in [None, *range(players)]:
+            sent = orjson.loads(frames.text(row, state, seat))
+            assert sent == {
+                "type": "state",
+                "seq": row.seq,
+                "status": "active",
+                "turn_deadline": deadline.isoformat(),
+                "state": state.view(seat),
+            }
+
+
+def test_the_table_part_is_never_served_for_another_version_or_game():
+    frames = StateFrames()
+    first = engine.Game.new(engine.Rules(), seed=1)
+    other = engine.Game.new(engine.Rules(), seed=2)
+    row = _row(first)
+    frames.text(row, first, 0)
+    # the same game at a new version: the new trick, not the one serialised before
+    next(_moves(first, random.Random(1)))
+    assert orjson.loads(frames.text(_row(first), first, 0))["state"] == first.view(0)
+    # another game under the same id and seq (a reset database): its hash differs
+    reused = Game(pk=row.pk, seq=row.seq, head_hash="another-log", status=Game.Status.ACTIVE)
+    assert orjson.loads(frames.text(reused, other, 1))["state"] == other.view(1)
