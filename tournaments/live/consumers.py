@@ -13,6 +13,7 @@ import logging
 import time
 import uuid
 from enum import Enum
+from typing import Any
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
@@ -34,7 +35,7 @@ from tournaments.games.tickets import ws_ticket_redeem
 from tournaments.games.visibility import ViewerKind, visible_event
 from tournaments.live import heartbeat, presence
 from tournaments.live.frames import encode, state_frames
-from tournaments.models import Game, SeatInvitation
+from tournaments.models import Game, Player, SeatInvitation
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,7 @@ class TokenBucket:
 
 class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
+    player: Player | None = None  # the connecting user's, set by _open
     seat: int | None = None
     recorded: tuple[int, int] | None  # (seat, player id) this connection is recorded for; unset until then
     sent_seq: int = 0
@@ -282,7 +284,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             game_id=self.game_id, player=self.player, status=SeatInvitation.Status.PENDING
         ).values_list("pk", flat=True)
         invitation_id = pending.first()
-        if invitation_id is None:
+        if invitation_id is None or self.player is None:
             raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
         return game_services.invitation_answer(
             invitation_id=invitation_id, player=self.player, accept=accept, device_id=self.device_id
@@ -461,7 +463,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         """Who connects and what they may see, in one trip to the database thread: the user
         (the session's, or the ticket's), their player, the seat they hold now, their kind when
         not seated, whether the game is sealed, and its seq (``hello``'s)."""
-        user = self.scope.get("user")
+        user: Any = self.scope.get("user")  # the session's (a lazy object), else the ticket's User
         if user is None or not user.is_authenticated:
             user_id = ws_ticket_redeem(ticket=ticket, game_id=self.game_id)
             users = get_user_model().objects.select_related("player")
