@@ -280,11 +280,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         await self.catch_up(self.sent_seq)
 
     def _answer_invitation(self, accept: bool):
+        if self.player is None:  # answer_invitation refuses spectators first: narrows for mypy
+            raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
         pending = SeatInvitation.objects.filter(
             game_id=self.game_id, player=self.player, status=SeatInvitation.Status.PENDING
         ).values_list("pk", flat=True)
         invitation_id = pending.first()
-        if invitation_id is None or self.player is None:
+        if invitation_id is None:
             raise DomainError("invitation_not_found", "You have no invitation to this table.", status=404)
         return game_services.invitation_answer(
             invitation_id=invitation_id, player=self.player, accept=accept, device_id=self.device_id

@@ -119,8 +119,7 @@ def seat_disconnected(*, game_id: int, seat: int, player_id: int, connection_id:
 def seat_vacate_if_still_gone(*, game_id: int, seat: int, since: datetime) -> bool:
     """Compare-and-set: vacate the seat (mark it away: ``SeatVacated``) only if the player has
     stayed disconnected since ``since``."""
-    game = lock_game(game_id)
-    row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
+    game, row = _lock_seat(game_id, seat)
     if (
         game.status != Game.Status.ACTIVE
         or row.away
@@ -165,8 +164,7 @@ def _drop(connections) -> int:
     for game_id, seat in sorted(set(connections.values_list("seat__game_id", "seat__seat"))):
         try:
             with transaction.atomic():
-                game = lock_game(game_id)
-                row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
+                game, row = _lock_seat(game_id, seat)
                 ids = list(connections.filter(seat=row).values_list("pk", "player_id"))
                 SeatConnection.objects.filter(pk__in=[pk for pk, _ in ids]).delete()
                 dropped += len(ids)
@@ -181,8 +179,10 @@ def _lock_seat(game_id: int, seat: int) -> tuple[Game, GameSeat]:
     """Lock the game row and its seats (in the one lock order) in one statement, as a move
     does: every connection opened or closed takes this path. The seat's row, with its player."""
     game, seats = queries.lock_game_with_seats(game_id)
+    if game is None:
+        game = lock_game(game_id)  # there is no such game (404 game_not_found), or it has no seats
     row = next((held for held in seats if held.seat == seat), None)
-    if game is None or row is None:
+    if row is None:
         raise GameSeat.DoesNotExist(f"game {game_id} has no seat {seat}")
     return game, row
 
