@@ -343,19 +343,20 @@ def take_engine_game(game: Game) -> engine.Game:
 def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None) -> None:
     """Cache ``state`` as the state of the game's log after a change; with ``seats`` (the
     game's seats with their players, current), a copy of the row too, for the next move.
+    The seats are the cache's from then on: the caller does not use them again (a move reads
+    them, and no seat changes hands in a move, so they are not copied on every card played).
 
     Safe before the commit: if the transaction rolls back, the stored log keeps its old
     (seq, head hash), which no longer matches this entry, so it is never served.
     """
-    row, kept = None, None
+    row = None
     if seats:
-        # copies: the caller's instances go on to the feed and the client, and must not be
-        # kept alive (nor changed) by the cache
+        # a copy: the caller's row goes on to the feed and the client, and must not be kept
+        # alive (nor changed) by the cache
         row = copy.copy(game)
-        kept = [copy.copy(seat) for seat in seats]
-        for seat in kept:
+        for seat in seats:
             seat.game = row
-    engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, kept)
+    engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, seats or None)
 
 
 def read_engine_game(game: Game, reader, rows: list[GameEvent] | None = None):
