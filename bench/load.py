@@ -304,6 +304,7 @@ def measure_project(args, env: dict) -> Figures:
             game_create(
                 creator=people[0],
                 hand_limit=args.hands,
+                turn_seconds=args.turn_seconds,
                 seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
             )
             for _ in range(args.tables)
@@ -453,6 +454,13 @@ def main() -> int:
         "before acting (0: as fast as the server allows)",
     )
     parser.add_argument(
+        "--turn-seconds",
+        type=int,
+        choices=[30, 60],
+        default=None,
+        help="give every table a turn clock (a club tournament's): each play then sets the next seat's deadline",
+    )
+    parser.add_argument(
         "--bare",
         action="store_true",
         help="then run the same clients against bench/bare.py (no database, the same frame "
@@ -478,7 +486,8 @@ def main() -> int:
     print(
         f"{args.tables} tables x 4 WebSocket clients, {args.hands} hand(s) each, {args.daphnes} Daphne "
         f"process(es) routed by {args.route}, PostgreSQL + Redis (+ 1 Celery worker for the project), "
-        f"think time {args.think_ms:.0f} ms; machine load average {os.getloadavg()[0]:.1f} on "
+        f"think time {args.think_ms:.0f} ms, turn clock {args.turn_seconds or 'none'}; "
+        f"machine load average {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} cores"
     )
     project = measure_project(args, env)
