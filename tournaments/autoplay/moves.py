@@ -12,7 +12,6 @@ from datetime import datetime
 from django.utils import timezone
 
 from hearts_league.api import DomainError
-from tournaments.dispatch import scheduler
 from tournaments.games import eventstore
 from tournaments.games.services import game_execute_command
 from tournaments.games.turns import bot_for_seat, cpu_command_id, cpu_seats
@@ -57,27 +56,15 @@ def game_cpu_move(*, game_id: int, seq: int) -> bool:
 
 
 def game_turn_expired(*, game_id: int, deadline: datetime) -> int:
-    """The turn timer set for ``deadline`` fired: the CPU moves for every human still awaited.
-    If the turn moved on to a later deadline meanwhile, the timer is set again for that one
-    (plays do not send timers while one is pending: games.turns.plan_turn). Returns moves made."""
+    """The turn timer fired: the CPU moves for every human still awaited. Returns moves made."""
     moves = 0
     while True:
-        game = Game.objects.filter(pk=game_id, status=Game.Status.ACTIVE).first()
-        if game is None or game.turn_deadline is None:
-            return moves  # over, or nobody on the clock (a CPU's turn): no timer needed
-        if game.turn_deadline != deadline:
-            if moves == 0 and game.turn_deadline > deadline:
-                scheduler.backend.turn_timer(game.pk, game.turn_deadline)  # the turn moved on
-            return moves
-        if timezone.now() < deadline:
-            if moves == 0:
-                scheduler.backend.turn_timer(game.pk, deadline)  # delivered early: wait for it
-            return moves
+        game = Game.objects.filter(pk=game_id, status=Game.Status.ACTIVE, turn_deadline=deadline).first()
+        if game is None or timezone.now() < deadline:
+            return moves  # stale timer (someone moved, or a new turn began), or not due yet
         by_cpu = cpu_seats(game)
         humans = {s.seat for s in game.seats.all()} - by_cpu
         if not _move_for(game, humans, GameEvent.Cause.TIMER):
-            if Game.objects.filter(pk=game_id, seq=game.seq).exists():
-                return moves  # no human is awaited
-            continue  # a player moved just in time: look again (the timer may need setting again)
+            return moves
         moves += 1
         # passing: the deadline stays until every seat has passed, so the loop sees it again

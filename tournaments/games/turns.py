@@ -19,8 +19,7 @@ from tournaments.models import Game, GameSeat
 
 @dataclass(frozen=True)
 class TurnPlan:
-    """What to schedule once the transaction commits: a CPU's move, and a turn timer for
-    ``new_deadline`` when no timer already pending will move on to it."""
+    """What to schedule once the transaction commits."""
 
     cpu_to_act: bool = False
     new_deadline: datetime | None = None
@@ -58,13 +57,8 @@ def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:
     new_deadline = None
     if humans_to_act and game.turn_seconds:
         if key != game.turn_key or game.turn_deadline is None:
-            # A timer is pending while the deadline it replaces is still ahead: it fires first
-            # and moves itself on to the new deadline (autoplay.moves.game_turn_expired), so a
-            # play on a clocked table sends no task. Otherwise the new deadline needs its own.
-            pending = game.turn_deadline is not None and game.turn_deadline > now
             seconds = game.turn_seconds * settings.HEARTS_TURN_TIME_SCALE
-            game.turn_deadline = now + timedelta(seconds=seconds)
-            new_deadline = None if pending else game.turn_deadline
+            game.turn_deadline = new_deadline = now + timedelta(seconds=seconds)
     else:
         game.turn_deadline = None
     game.turn_key = key

@@ -11,7 +11,6 @@ from tests.tournaments.helpers import next_command
 from tournaments.autoplay import moves as turns
 from tournaments.autoplay import sweeper
 from tournaments.games import eventstore
-from tournaments.games import turns as planning
 from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_leave
 from tournaments.live import presence
 from tournaments.models import Game, GameEvent, GameSeat
@@ -264,84 +263,3 @@ def test_the_sweeper_runs_the_finished_game_hooks_whose_task_was_lost(scheduler,
     assert Game.objects.get(pk=game.pk).followups_done_at is not None
     sweeper.sweep_stalled_games()
     assert hook_calls == [game.pk], "hooks that completed are not run again"
-
-
-def test_quick_plays_on_a_clocked_table_send_one_timer_which_moves_on_to_the_last_deadline(scheduler, settings):
-    """A play on a clocked table sends no Celery task while a timer is pending: the pending one
-    fires first and is set again for the deadline the table has reached by then."""
-    settings.HEARTS_TURN_TIME_SCALE = 1.0
-    people = [PlayerFactory() for _ in range(4)]
-    with scheduler.capture(execute=True):
-        game = game_create(
-            creator=people[0],
-            turn_seconds=30,
-            rules={"passing": "off"},
-            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
-        )
-    first = Game.objects.get(pk=game.pk).turn_deadline
-    for _ in range(6):
-        seat = _view(game, None)["to_act"][0]
-        _human_move(game, people[seat], seat, scheduler.capture)
-    game.refresh_from_db()
-    assert game.turn_deadline > first
-    assert scheduler.timers == [(game.pk, first)], "six plays, no timer of their own"
-    # the pending timer fires at its deadline (here: now, too early) and waits on for the table's
-    assert turns.game_turn_expired(game_id=game.pk, deadline=first) == 0
-    assert scheduler.timers[-1] == (game.pk, game.turn_deadline)
-    assert Game.objects.get(pk=game.pk).seq == game.seq
-
-
-def test_a_timer_moved_on_to_a_later_turn_still_plays_for_the_silent_seat(scheduler, settings):
-    settings.HEARTS_TURN_TIME_SCALE = 0.001  # 30 s -> 30 ms
-    people = [PlayerFactory() for _ in range(4)]
-    with scheduler.capture(execute=True):
-        game = game_create(
-            creator=people[0],
-            turn_seconds=30,
-            rules={"passing": "off"},
-            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
-        )
-    ((_, first),) = scheduler.timers
-    leader = _view(game, None)["to_act"][0]
-    _human_move(game, people[leader], leader, scheduler.capture)
-    time.sleep(0.05)
-    assert turns.game_turn_expired(game_id=game.pk, deadline=first) == 0  # the leader played in time
-    _, later = scheduler.timers[-1]
-    assert later == Game.objects.get(pk=game.pk).turn_deadline > first
-    with scheduler.capture(execute=True):
-        assert turns.game_turn_expired(game_id=game.pk, deadline=later) >= 1
-    timed = game.events.filter(cause=GameEvent.Cause.TIMER, type="CardPlayed")
-    assert list(timed.values_list("actor_seat", flat=True))[:1] == [(leader + 1) % 4]
-
-
-def test_a_player_who_moves_as_the_timer_fires_keeps_the_next_turn_on_the_clock(scheduler, settings, monkeypatch):
-    """The timer read the row before the player's move committed: its own move is refused as
-    stale, and it sets itself again for the deadline the player's move started."""
-    settings.HEARTS_TURN_TIME_SCALE = 0.001
-    people = [PlayerFactory() for _ in range(4)]
-    with scheduler.capture(execute=True):
-        game = game_create(
-            creator=people[0],
-            turn_seconds=30,
-            rules={"passing": "off"},
-            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
-        )
-    ((_, first),) = scheduler.timers
-    leader = _view(game, None)["to_act"][0]
-    time.sleep(0.05)
-    timer_move = turns._move_for
-
-    def player_first(*args, **kwargs):
-        monkeypatch.setattr(turns, "_move_for", timer_move)
-        settings.HEARTS_TURN_TIME_SCALE = 1.0  # the next turn's deadline is still ahead when the timer looks again
-        # the player's move is planned a moment before the first deadline (so it sends no timer)
-        with monkeypatch.context() as moment:
-            moment.setattr(planning.timezone, "now", lambda: first - timedelta(milliseconds=1))
-            _human_move(game, people[leader], leader, scheduler.capture)
-        assert len(scheduler.timers) == 1
-        return timer_move(*args, **kwargs)
-
-    monkeypatch.setattr(turns, "_move_for", player_first)
-    assert turns.game_turn_expired(game_id=game.pk, deadline=first) == 0
-    assert not game.events.filter(cause=GameEvent.Cause.TIMER).exists()
-    assert scheduler.timers[-1] == (game.pk, Game.objects.get(pk=game.pk).turn_deadline)
