@@ -36,6 +36,7 @@ if not settings.configured:
     )
     django.setup()
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.routing import URLRouter
 from django.urls import path
@@ -132,6 +133,13 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
         # as the project's catch-up from after=0: the hand's deal, then the state
         await self.send(json.dumps({"type": "event", "seq": table.dealt["seq"], "event": table.dealt}))
         await self.send(_state_frame(table))
+
+    async def dispatch(self, message):
+        """Channels' dispatch without its thread hop per message to close stale database
+        connections, as the project's consumer does: this app has no database, and a bare app
+        that paid for that hop would charge the framework with a cost the project does not pay
+        (it took this app from 1.0 to 1.9 ms of Daphne CPU a play)."""
+        await getattr(self, get_handler_name(message))(message)
 
     async def disconnect(self, code):
         await self.channel_layer.group_discard(self.group, self.channel_name)

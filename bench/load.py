@@ -404,31 +404,57 @@ def report(figures: Figures, args) -> None:
         print(f"{figures.unfinished} table(s) did not finish")
 
 
-def judge(project: Figures, bare: Figures | None, args) -> None:
-    """The issue's targets, said met or not (only at their own table count and thinking time)."""
+def judge(project: Figures, bare: Figures | None, args) -> dict[str, bool]:
+    """The issue's targets, said met or not (only at their own table count and thinking time);
+    returns each judged target's verdict by name."""
+    verdicts: dict[str, bool] = {}
     if args.tables < TARGET_TABLES:
-        return
+        return verdicts
     verdict = {True: "met", False: "NOT met"}
     if bare is not None and bare.plays:
         ratio = project.cpu_per_play("daphne") / bare.cpu_per_play("daphne")
+        verdicts["cpu ratio"] = ratio <= TARGET_CPU_RATIO
         print(
             f"target: Daphne CPU per play at most {TARGET_CPU_RATIO:.0f}x the bare app's: {ratio:.2f}x, "
-            f"{verdict[ratio <= TARGET_CPU_RATIO]}"
+            f"{verdict[verdicts['cpu ratio']]}"
         )
     if args.think_ms == 0:
+        verdicts["saturated"] = project.rate >= TARGET_SATURATED_PLAYS_PER_SECOND and not project.unfinished
         print(
             f"target: saturated at least {TARGET_SATURATED_PLAYS_PER_SECOND} plays/s: {project.rate:,.0f}, "
-            f"{verdict[project.rate >= TARGET_SATURATED_PLAYS_PER_SECOND and not project.unfinished]}"
+            f"{verdict[verdicts['saturated']]}"
         )
     elif args.think_ms == TARGET_THINK_MS:
         p99 = project.percentile(0.99)
-        met = (
+        verdicts["thinking"] = (
             project.rate >= TARGET_THINKING_PLAYS_PER_SECOND and p99 < TARGET_THINKING_P99_MS and not project.unfinished
         )
         print(
             f"target: at {TARGET_THINK_MS} ms thinking at least {TARGET_THINKING_PLAYS_PER_SECOND} plays/s with "
-            f"p99 under {TARGET_THINKING_P99_MS} ms: {project.rate:,.0f} plays/s, p99 {p99:.0f} ms, {verdict[met]}"
+            f"p99 under {TARGET_THINKING_P99_MS} ms: {project.rate:,.0f} plays/s, p99 {p99:.0f} ms, "
+            f"{verdict[verdicts['thinking']]}"
         )
+    return verdicts
+
+
+def summarize(runs: list[tuple[Figures, Figures | None, dict[str, bool]]]) -> None:
+    """One line per run, then how many runs met each target (``--runs``)."""
+    print(f"\n=== {len(runs)} runs")
+    for number, (project, bare, _) in enumerate(runs, 1):
+        line = (
+            f"run {number}: {project.rate:,.0f} plays/s, "
+            f"p50 {statistics.median(project.latencies or [float('nan')]):.0f} "
+            f"ms, p99 {project.percentile(0.99):.0f} ms, Daphne {project.cpu_per_play('daphne'):.2f} ms a play"
+        )
+        if bare is not None and bare.plays:
+            line += (
+                f"; bare {bare.rate:,.0f} plays/s, {bare.cpu_per_play('daphne'):.2f} ms "
+                f"({project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x)"
+            )
+        print(line)
+    for target in sorted({name for *_, verdicts in runs for name in verdicts}):
+        met = sum(verdicts.get(target, False) for *_, verdicts in runs)
+        print(f"target {target}: met in {met} of {len(runs)} runs")
 
 
 def main() -> int:
@@ -466,6 +492,13 @@ def main() -> int:
         help="then run the same clients against bench/bare.py (no database, the same frame "
         "shapes) and print the project's figures beside the framework's",
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="measure this many times in a row (the bare app too, with --bare), then list every run "
+        "and how many met each target",
+    )
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL=postgres://... and REDIS_URL=redis://...: this measures the real back ends")
@@ -490,21 +523,28 @@ def main() -> int:
         f"machine load average {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} cores"
     )
-    project = measure_project(args, env)
-    report(project, args)
-    bare = None
-    if args.bare:
-        bare = measure_bare(args, env)
-        report(bare, args)
-        if bare.plays and project.plays:
-            print(
-                f"project / bare: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
-                f"{bare.cpu_per_play('daphne'):.2f} ms = "
-                f"{project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x; plays/s "
-                f"{project.rate:,.0f} / {bare.rate:,.0f}"
-            )
-    judge(project, bare, args)
-    return 1 if project.unfinished or (bare is not None and bare.unfinished) else 0
+    runs = []
+    for number in range(args.runs):
+        if args.runs > 1:
+            print(f"\n--- run {number + 1} of {args.runs} (load average {os.getloadavg()[0]:.1f})")
+        project = measure_project(args, env)
+        report(project, args)
+        bare = None
+        if args.bare:
+            bare = measure_bare(args, env)
+            report(bare, args)
+            if bare.plays and project.plays:
+                print(
+                    f"project / bare: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
+                    f"{bare.cpu_per_play('daphne'):.2f} ms = "
+                    f"{project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x; plays/s "
+                    f"{project.rate:,.0f} / {bare.rate:,.0f}"
+                )
+        runs.append((project, bare, judge(project, bare, args)))
+    if args.runs > 1:
+        summarize(runs)
+    unfinished = any(project.unfinished or (bare is not None and bare.unfinished) for project, bare, _ in runs)
+    return 1 if unfinished else 0
 
 
 if __name__ == "__main__":
