@@ -159,6 +159,9 @@ else:
         "NAME": env.str("DATABASE_TEST_NAME", default=f"/tmp/hearts-league-test-{os.getpid()}.sqlite3")
     }
 USING_POSTGRES = DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+# PostgreSQL: a server process's event loop writes live moves on connections of its own, at most
+# this many (tournaments.games.loop_db), beside Django's pool of DATABASE_POOL_MAX.
+DATABASE_LOOP_POOL_MAX = env.int("DATABASE_LOOP_POOL_MAX", default=4)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -31,7 +31,7 @@ _server_loop: asyncio.AbstractEventLoop | None = None
 _server_loop_lock = threading.Lock()
 
 
-def register_server_loop(loop: asyncio.AbstractEventLoop) -> None:
+def register_server_loop(loop: asyncio.AbstractEventLoop | None) -> None:
     """Remember the server's event loop (the in-memory channel layer lives on it)."""
     global _server_loop
     with _server_loop_lock:
@@ -79,6 +79,12 @@ def _group_send(game_id: int, message: dict, what: str, group: str | None = None
                 sent.add_done_callback(lambda done: _log_failure(done, game_id, what))  # no need to wait
             else:
                 sent.result(5)
+        elif _on_loop(loop):
+            # The server's loop itself (a move written from it): send without waiting for it.
+            sending = asyncio.ensure_future(layer.group_send(group, message))
+            _sending.add(sending)  # the loop keeps only a weak reference to a task
+            sending.add_done_callback(_sending.discard)
+            sending.add_done_callback(lambda done: _log_failure(done, game_id, what))
         elif settings.REDIS_URL and _running_loop() is None:
             # No server here (a Celery worker, a management command): one long-lived loop, so one
             # Redis connection, for every notification of the process.
@@ -91,6 +97,7 @@ def _group_send(game_id: int, message: dict, what: str, group: str | None = None
 
 
 _notifier: tuple[int, asyncio.AbstractEventLoop] | None = None
+_sending: set[asyncio.Future] = set()
 
 
 def _notifier_loop() -> asyncio.AbstractEventLoop:

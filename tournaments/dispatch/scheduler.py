@@ -5,6 +5,7 @@ checks and the finished-game follow-ups. Tasks are sent to Celery by name (their
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import datetime
 
@@ -58,6 +59,20 @@ def game_advanced(
 ) -> None:
     """Called on commit of every change to a game: notify, then schedule what comes next."""
     notify.notify(game_id, seq)
+    _follow_up(game_id, seq, cpu_to_act, new_deadline, finished)
+
+
+async def game_advanced_async(
+    game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None, finished: bool = False
+) -> None:
+    """:func:`game_advanced` from a server's event loop: the notification is sent from the loop,
+    what is scheduled from a thread (sending a Celery task blocks), only when there is some."""
+    notify.notify(game_id, seq)
+    if finished or cpu_to_act or new_deadline is not None:
+        await asyncio.to_thread(_follow_up, game_id, seq, cpu_to_act, new_deadline, finished)
+
+
+def _follow_up(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None, finished: bool) -> None:
     # The change is committed already: a broker that is down must not turn it into an error for
     # the client (who would retry a command that was applied). A lost CPU move or turn timer is
     # made by the sweeper (``tournaments.sweep``: cpu_due_at / turn_deadline are in the row).

@@ -77,11 +77,24 @@ def write_if_unmoved(
 ) -> bool:
     """Update the row's ``fields`` and insert ``rows``, in one statement, if the game is still
     at log version ``at`` and active (and, with a command id, this seat never sent it)."""
+    condition, params = _unmoved(game, at, command_id, seat)
+    return sql.update_and_insert_if(game, fields, condition, params, rows)
+
+
+async def write_if_unmoved_async(
+    game: Game, fields: Sequence[str], rows: list[GameEvent], at: tuple[int, str], command_id: str, seat: int
+) -> bool:
+    """:func:`write_if_unmoved` from an event loop (``tournaments.games.loop_db``)."""
+    condition, params = _unmoved(game, at, command_id, seat)
+    return await sql.update_and_insert_if_async(game, fields, condition, params, rows)
+
+
+def _unmoved(game: Game, at: tuple[int, str], command_id: str, seat: int) -> tuple[str, list]:
     condition, params = str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
     if command_id:
         condition += str(_COMMAND_NOT_SEEN)
         params += [game.pk, command_id, seat]
-    return sql.update_and_insert_if(game, fields, condition, params, rows)
+    return condition, params
 
 
 _GAME_AND_EVENTS_SINCE = sql.Statement(

@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -20,7 +21,7 @@ from engine import bots
 from hearts_league.api import DomainError
 from tournaments.clubs.services import player_get_or_create_cpu
 from tournaments.dispatch import notify, scheduler
-from tournaments.games import eventstore, queries, selectors, sql
+from tournaments.games import eventstore, loop_db, queries, selectors, sql
 from tournaments.games.commands import CommandType
 from tournaments.games.events import (
     DealSaltRevealed,
@@ -569,9 +570,41 @@ def _may_move_on_cache() -> bool:
     return settings.HEARTS_MOVES_ON_CACHE and connection.vendor == "postgresql" and not connection.in_atomic_block
 
 
+@dataclass
+class _CachedMove:
+    """A move made on the cached state, row and seats, not written yet."""
+
+    game: Game
+    seats: list[GameSeat]
+    state: engine.Game
+    at: tuple[int, str]  # the log version the move was made at
+    seat: int
+    command_id: str
+    rows: list[GameEvent]
+    plan: TurnPlan
+
+    def written(self) -> CommandResult:
+        """What follows the write: the state cached for the next move, the result."""
+        eventstore.keep_engine_game(self.game, self.state, self.seats)
+        return CommandResult(game=self.game, events=self.rows)
+
+
 def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult | None:
     """The move written in one guarded statement from the cached state, or None (nothing
     written) if the locked path must decide."""
+    move = _cached_move(game_id, command, player, seat, command_id, expected_seq, cause)
+    if move is None or not queries.write_if_unmoved(
+        move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
+    ):
+        return None  # a stale entry was dropped by taking it: the locked path reads afresh
+    result = move.written()
+    _publish_on_commit(move.game, move.plan, move.rows)
+    return result
+
+
+def _cached_move(game_id, command, player, seat, command_id, expected_seq, cause) -> _CachedMove | None:
+    """The move made on the cached entry (taken from the cache), or None if there is none for
+    the game or the locked path must answer (a refusal: the entry is put back)."""
     entry = eventstore.engine_cache.take_for_move(game_id)
     if entry is None or entry.row is None or entry.seats is None:  # take_for_move's test: narrows for mypy
         return None
@@ -583,18 +616,37 @@ def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cau
         emitted = _run(state, seat, command) if seat is not None else None
     except (DomainError, engine.IllegalMove):  # a refused move changes nothing
         emitted = None
-    if emitted is None:
+    if emitted is None or seat is None:
         eventstore.engine_cache.put(game_id, entry.version, state, game, seats)
         return None
-    at = entry.version
     events = _events_of_move(game, state, emitted)
     rows = eventstore.new_rows(game, events, cause=cause, command_id=command_id, actor_seat=seat)
     plan = plan_turn(game, state, seats)
-    if not queries.write_if_unmoved(game, LOG_FIELDS, rows, at, command_id, seat):
-        return None  # the cached entry was stale (it is dropped): the locked path reads afresh
-    eventstore.keep_engine_game(game, state, seats)
-    _publish_on_commit(game, plan, rows)
-    return CommandResult(game=game, events=rows)
+    return _CachedMove(game, seats, state, entry.version, seat, command_id, rows, plan)
+
+
+async def game_execute_command_async(
+    *, game_id: int, command: dict, player: Player, command_id: str = "", expected_seq: int | None = None
+) -> CommandResult:
+    """:func:`game_execute_command` for a player's command from a server's event loop (a live
+    connection). A move this process can make on its cache is written from the loop, in one
+    statement on the loop's own connections (``loop_db``); anything else runs on the database
+    thread, as any other caller's command. The same checks, events and answers either way."""
+    if loop_db.available():
+        move = _cached_move(game_id, command, player, None, command_id, expected_seq, GameEvent.Cause.PLAYER)
+        if move is not None and await queries.write_if_unmoved_async(
+            move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
+        ):
+            result = move.written()
+            game, plan = move.game, move.plan
+            feed.publish(copy.copy(game), move.rows)
+            await scheduler.game_advanced_async(
+                game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
+            )
+            return result
+    return await database_sync_to_async(game_execute_command)(
+        game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
+    )
 
 
 def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:

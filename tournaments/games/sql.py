@@ -14,8 +14,11 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar, cast
 
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db import connection as default_connection
 from django.db.models import Field, Model
+
+from tournaments.games import loop_db
 
 
 def quote(name: str) -> str:
@@ -169,7 +172,27 @@ def update_and_insert_if(
     ``condition`` (SQL on the row's table, unaliased), and INSERT ``objs`` (new instances of one
     model) only if it did, setting their primary keys. False, and nothing written, if the row
     did not match. A move's whole write in one round trip, without holding a lock."""
-    connection = default_connection
+    statement, params = _update_and_insert(obj, field_names, condition, condition_params, objs)
+    with default_connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return _inserted(objs, cursor.fetchall())
+
+
+async def update_and_insert_if_async(
+    obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence, objs: Sequence[Model]
+) -> bool:
+    """:func:`update_and_insert_if` from an event loop, on its own connections (``loop_db``)."""
+    statement, params = _update_and_insert(obj, field_names, condition, condition_params, objs)
+    async with loop_db.connection() as connection:
+        cursor = await connection.execute(statement, params)
+        return _inserted(objs, await cursor.fetchall())
+
+
+def _update_and_insert(
+    obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence, objs: Sequence[Model]
+) -> tuple[str, list]:
+    """The statement of :func:`update_and_insert_if` and its parameters."""
+    connection = connections[DEFAULT_DB_ALIAS]  # the proxy costs a lookup on every attribute read
     model = type(obj)
     assignments, fields = _update_statement(model, tuple(field_names), connection.vendor)
     params: list = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in fields]
@@ -189,16 +212,19 @@ def update_and_insert_if(
         )
     else:
         statement += " SELECT count(*) FROM moved"
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        found = cursor.fetchall()
-    if inserting is None:
+    return statement, params
+
+
+def _inserted(objs: Sequence[Model], found: list) -> bool:
+    """Whether the row matched, given what :func:`_update_and_insert`'s statement returned;
+    sets the inserted rows' primary keys."""
+    if not objs:
         return bool(found and found[0][0])
     if not found:
         return False
     for new, (_, pk) in zip(objs, sorted(found, key=lambda row: row[1]), strict=True):
         new.pk = pk
-        new._state.adding, new._state.db = False, connection.alias
+        new._state.adding, new._state.db = False, DEFAULT_DB_ALIAS
     return True
 
 

@@ -247,7 +247,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.error("invalid", "The command is not valid.", command_id=command_id, errors=invalid.detail)
             return
         try:
-            result = await database_sync_to_async(game_services.game_execute_command)(
+            result = await game_services.game_execute_command_async(
                 game_id=self.game_id,
                 player=self.player,
                 command=values,

@@ -1,4 +1,5 @@
-"""Notifications sent by processes that run no server (Celery workers, management commands)."""
+"""Notifications sent by processes that run no server (Celery workers, management commands), and
+by a server from its own event loop (a live move written there)."""
 
 import asyncio
 import threading
@@ -31,3 +32,19 @@ async def test_a_worker_s_notifications_arrive_in_order_through_one_long_lived_l
     assert _notifier_threads() == 1
     await asyncio.to_thread(notify.notify, 987_654, 6)
     assert _notifier_threads() == 1
+
+
+async def test_a_server_notifies_from_its_own_loop_without_blocking_it():
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    group = notify.group_name(987_655)
+    await layer.group_add(group, channel)
+    notify.register_server_loop(asyncio.get_running_loop())
+    try:
+        for seq in range(1, 4):
+            notify.notify(987_655, seq)  # sent from the loop itself: returns at once
+        received = [await asyncio.wait_for(layer.receive(channel), 5) for _ in range(3)]
+    finally:
+        notify.register_server_loop(None)
+        await layer.group_discard(group, channel)
+    assert sorted(message["seq"] for message in received) == [1, 2, 3]

@@ -1,6 +1,10 @@
 """A move written in one guarded statement from the cached state, row and seats (PostgreSQL):
 one round trip when this process moved the game last, and the locked path's answer whenever
-the cache is stale, the command is a retry or the move is refused."""
+the cache is stale, the command is a retry or the move is refused. The same from a server's
+event loop (a live connection's command), where the statement runs on the loop's own
+connections and only what the cache cannot decide goes to the database thread."""
+
+import asyncio
 
 import pytest
 from django.db import connection
@@ -9,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from hearts_league.api import DomainError
 from tests.tournaments.helpers import next_command, seated_table
 from tournaments.games import eventstore
+from tournaments.games import services as game_services
 from tournaments.games.services import game_execute_command
 from tournaments.models import Game, GameEvent
 
@@ -22,13 +27,37 @@ def _view(game: Game, seat: int) -> dict:
     return eventstore.read_engine_game(game, lambda state: state.view(seat))
 
 
-def _move(game_id: int, people, seat: int | None = None, **options):
+PATHS = ["database thread", "event loop"]
+
+
+@pytest.fixture(params=PATHS)
+def path(request):
+    """Where a command is run: a synchronous caller's thread (REST, a worker) or a server's event
+    loop (a live connection: ``game_execute_command_async``)."""
+    return request.param
+
+
+def _execute(path: str, **command):
+    if path == "database thread":
+        return game_execute_command(**command)
+
+    return asyncio.run(game_services.game_execute_command_async(**command))
+
+
+def _move(game_id: int, people, seat: int | None = None, path: str = "database thread", **options):
     game = Game.objects.get(pk=game_id)
     if seat is None:
         seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
-    return game_execute_command(
-        game_id=game_id, player=people[seat], command=next_command(_view(game, seat)), **options
-    )
+    return _execute(path, game_id=game_id, player=people[seat], command=next_command(_view(game, seat)), **options)
+
+
+def _no_database_thread(monkeypatch):
+    """Fail the test if a command reaches the database thread's service."""
+
+    def refused(**command):
+        raise AssertionError(f"the command went to the database thread: {command}")
+
+    monkeypatch.setattr(game_services, "game_execute_command", refused)
 
 
 def _log(game: Game) -> list[tuple]:
@@ -62,17 +91,35 @@ def test_a_move_after_this_process_moved_the_game_is_one_statement_without_a_loc
     _clean(game)
 
 
-def test_a_whole_game_moved_on_the_cache_audits_clean_and_equals_a_rebuild():
+def test_a_live_move_is_one_statement_from_the_event_loop_without_the_database_thread(monkeypatch):
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)  # the first move reads and locks: it leaves the row and seats cached
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    _no_database_thread(monkeypatch)
+    with CaptureQueriesContext(connection) as queries:
+        result = _execute("event loop", game_id=game.pk, player=people[1], command=command)
+    assert queries.captured_queries == []  # nothing through Django's connections
+    stored = Game.objects.get(pk=game.pk)
+    assert (stored.seq, stored.head_hash) == (result.game.seq, result.game.head_hash)
+    assert [row.pk for row in result.events] == list(
+        GameEvent.objects.filter(game=game, seq__gt=stored.seq - len(result.events))
+        .order_by("seq")
+        .values_list("pk", flat=True)
+    )
+    _clean(game)
+
+
+def test_a_whole_game_moved_on_the_cache_audits_clean_and_equals_a_rebuild(path):
     game, people, _ = seated_table(hand_limit=2)
     while Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE:
-        _move(game.pk, people)
+        _move(game.pk, people, path=path)
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED and game.final_totals is not None
     assert GameEvent.objects.filter(game=game, type="HandLimitReached").count() == 1
     _clean(game)
 
 
-def test_a_stale_cache_writes_nothing_and_the_locked_path_makes_the_move():
+def test_a_stale_cache_writes_nothing_and_the_locked_path_makes_the_move(path):
     """Another process moved the game since this one cached it: the guard matches no row, and
     the move is made on the current log instead (passes are simultaneous, so seat 2's is legal
     in both the stale and the current state)."""
@@ -82,29 +129,29 @@ def test_a_stale_cache_writes_nothing_and_the_locked_path_makes_the_move():
     _move(game.pk, people, seat=1)  # "another process": this one's cache does not see it
     eventstore.engine_cache.clear()
     eventstore.engine_cache.put(game.pk, *stale)
-    _move(game.pk, people, seat=2)
+    _move(game.pk, people, seat=2, path=path)
     passes = [seat for _, kind, seat in _log(game) if kind == "CardsPassed"]
     assert passes == [0, 1, 2]
     _clean(game)
 
 
-def test_a_retried_command_id_appends_nothing_whether_the_cache_is_current_or_stale():
+def test_a_retried_command_id_appends_nothing_whether_the_cache_is_current_or_stale(path):
     game, people, _ = seated_table()
     _move(game.pk, people, seat=0)
-    first = _move(game.pk, people, seat=2, command_id="pass-once")
-    again = _move(game.pk, people, seat=2, command_id="pass-once")  # current cache: the engine refuses, then
+    first = _move(game.pk, people, seat=2, command_id="pass-once", path=path)
+    again = _move(game.pk, people, seat=2, command_id="pass-once", path=path)  # current cache: the engine refuses, then
     assert again.duplicate and [r.seq for r in again.events] == [r.seq for r in first.events]
     stale = eventstore.engine_cache.take(game.pk)
     _move(game.pk, people, seat=1, command_id="pass-of-one")
     eventstore.engine_cache.clear()
     eventstore.engine_cache.put(game.pk, *stale)  # a cache from before seat 1's pass, after seat 2's
-    retried = _move(game.pk, people, seat=1, command_id="pass-of-one")
+    retried = _move(game.pk, people, seat=1, command_id="pass-of-one", path=path)
     assert retried.duplicate
     assert [seat for _, kind, seat in _log(game) if kind == "CardsPassed"] == [0, 2, 1]
     _clean(game)
 
 
-def test_an_illegal_move_on_the_cache_is_refused_with_the_engines_code_and_writes_nothing():
+def test_an_illegal_move_on_the_cache_is_refused_with_the_engines_code_and_writes_nothing(path, monkeypatch):
     game, people, _ = seated_table()
     for seat in range(4):
         _move(game.pk, people, seat=seat)  # the passes: now the holder of the two of clubs leads
@@ -114,12 +161,16 @@ def test_an_illegal_move_on_the_cache_is_refused_with_the_engines_code_and_write
     illegal = next(card for card in hand if card != "2C")
     before = _log(game)
     with pytest.raises(DomainError) as refused:
-        game_execute_command(game_id=game.pk, player=people[leader], command={"type": "play", "card": illegal})
+        _execute(path, game_id=game.pk, player=people[leader], command={"type": "play", "card": illegal})
     assert refused.value.error_code == "must_lead_two_of_clubs" or refused.value.status_code == 400
     assert _log(game) == before
-    with CaptureQueriesContext(connection) as queries:
-        _move(game.pk, people, seat=leader)  # the refusal gave the cached entry back
-    assert any(q["sql"].startswith("WITH moved AS") for q in queries)
+    if path == "event loop":
+        _no_database_thread(monkeypatch)  # the refusal gave the cached entry back
+        _move(game.pk, people, seat=leader, path=path)
+    else:
+        with CaptureQueriesContext(connection) as queries:
+            _move(game.pk, people, seat=leader)  # the refusal gave the cached entry back
+        assert any(q["sql"].startswith("WITH moved AS") for q in queries)
     _clean(game)
 
 
@@ -131,3 +182,19 @@ def test_with_moves_on_cache_off_every_move_locks_the_game(settings):
         _move(game.pk, people, seat=1)
     assert any("FOR UPDATE" in q["sql"] for q in queries)
     assert not any(q["sql"].startswith("WITH moved AS") for q in queries)
+
+
+def test_with_moves_on_cache_off_a_live_move_goes_to_the_database_thread(settings, monkeypatch):
+    settings.HEARTS_MOVES_ON_CACHE = False
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    threaded, locked = [], game_services.game_execute_command
+
+    def recorded(**command):
+        threaded.append(command["player"])
+        return locked(**command)
+
+    monkeypatch.setattr(game_services, "game_execute_command", recorded)
+    _move(game.pk, people, seat=1, path="event loop")
+    assert threaded == [people[1]]
+    _clean(game)

@@ -1,0 +1,65 @@
+"""The event loop's own PostgreSQL connections (live moves are written on them): kept and
+reused, never more than the setting allows, a failed one never used again, all closed when
+their loop ends."""
+
+import asyncio
+
+import psycopg
+import pytest
+from django.db import connection
+
+from tournaments.games import loop_db
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif("connection.vendor != 'postgresql'", reason="the loop's connections are PostgreSQL's"),
+]
+
+
+def _open_loop_connections() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
+            [loop_db.APPLICATION_NAME],
+        )
+        return [pid for (pid,) in cursor.fetchall()]
+
+
+async def _backend_pid(sleep: float = 0.0) -> int:
+    async with loop_db.connection() as held:
+        cursor = await held.execute("SELECT pg_backend_pid(), pg_sleep(%s)", [sleep])
+        (pid, _) = await cursor.fetchone()
+        return pid
+
+
+def test_a_loop_keeps_its_connection_for_the_next_statement_and_closes_it_when_it_ends():
+    async def two_in_a_row():
+        return [await _backend_pid(), await _backend_pid()]
+
+    first, second = asyncio.run(two_in_a_row())
+    assert first == second
+    assert _open_loop_connections() == []
+
+
+def test_no_more_connections_than_the_setting_allows_run_at_once(settings):
+    settings.DATABASE_LOOP_POOL_MAX = 2
+
+    async def five_at_once():
+        return await asyncio.gather(*(_backend_pid(sleep=0.05) for _ in range(5)))
+
+    assert len(set(asyncio.run(five_at_once()))) <= 2
+    assert _open_loop_connections() == []
+
+
+def test_a_connection_whose_statement_failed_is_not_handed_out_again():
+    async def fail_then_succeed():
+        failed = None
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            async with loop_db.connection() as held:
+                failed = (await (await held.execute("SELECT pg_backend_pid()")).fetchone())[0]
+                await held.execute("SELECT * FROM no_such_table")
+        return failed, await _backend_pid()
+
+    failed, next_pid = asyncio.run(fail_then_succeed())
+    assert failed != next_pid
+    assert _open_loop_connections() == []

@@ -1,0 +1,106 @@
+"""PostgreSQL connections for a server process's event loop.
+
+A live move whose game this process changed last is one guarded statement
+(``tournaments.games.services``). A Daphne process runs it from its event loop on these
+connections instead of on Django's database thread: the hop to that thread and back, the
+checkout of a connection from Django's pool around every call and the two threads taking the
+interpreter lock from each other cost more CPU than the statement itself (``bench/load.py``:
+the database thread took 1.2 ms of CPU a card played, the loop 2.3 ms; README, "Measured").
+
+The connections are opened as Django opens its own (``DATABASES``: database, credentials,
+adapters, prepared statements, time zone, role), in autocommit mode, at most
+``DATABASE_LOOP_POOL_MAX`` per event loop, opened when first needed and kept. A connection that
+fails is closed, and the next statement opens a new one. They close when their loop shuts down
+(``loop.shutdown_asyncgens()``, which ``asyncio.run`` and every test loop call). psycopg_pool's
+async pool is not used: its workers are tasks on the loop, cancelled before a loop's async
+generators are finalised, so it cannot be closed when its loop ends, and every short-lived loop
+(each async test's) would leave its connections open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import psycopg
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from psycopg import pq
+from psycopg import sql as pg_sql
+
+APPLICATION_NAME = "hearts-loop"
+"""The ``application_name`` of these connections (``pg_stat_activity`` tells them apart)."""
+
+
+def available() -> bool:
+    """Whether moves may be written from the event loop: PostgreSQL, moves on the cache."""
+    return settings.HEARTS_MOVES_ON_CACHE and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+
+
+@asynccontextmanager
+async def connection() -> AsyncIterator[psycopg.AsyncConnection]:
+    """One of the running loop's connections, in autocommit mode (each statement commits)."""
+    loop = asyncio.get_running_loop()
+    held = _held.get(loop)
+    if held is None:
+        held = _held[loop] = _LoopConnections()
+        await held.close_at_shutdown()
+    async with held.connection() as opened:
+        yield opened
+
+
+class _LoopConnections:
+    """The connections of one event loop."""
+
+    def __init__(self) -> None:
+        self._idle: list[psycopg.AsyncConnection] = []
+        self._slots = asyncio.Semaphore(settings.DATABASE_LOOP_POOL_MAX)
+        self._closed = False
+        self._closer: AsyncIterator[None] | None = None
+
+    async def close_at_shutdown(self) -> None:
+        """Close the idle connections when the loop shuts down: started here, an async generator
+        of the loop is finished (its ``finally`` run) by ``loop.shutdown_asyncgens()``."""
+        self._closer = self._closing()
+        await anext(self._closer)
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
+        async with self._slots:
+            opened = self._idle.pop() if self._idle else await _connect()
+            try:
+                yield opened
+            except BaseException:
+                await opened.close()  # in an unknown state: never handed out again
+                raise
+            if self._closed or opened.closed or opened.info.transaction_status != pq.TransactionStatus.IDLE:
+                await opened.close()
+            else:
+                self._idle.append(opened)
+
+    async def _closing(self) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            self._closed = True
+            while self._idle:
+                await self._idle.pop().close()
+
+
+_held: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopConnections] = weakref.WeakKeyDictionary()
+
+
+async def _connect() -> psycopg.AsyncConnection:
+    wrapper = connections[DEFAULT_DB_ALIAS]
+    options = wrapper.settings_dict["OPTIONS"]
+    params = wrapper.get_connection_params()  # Django's: database, credentials, adapters, prepare_threshold
+    params["cursor_factory"] = psycopg.AsyncCursor if options.get("server_side_binding") else psycopg.AsyncClientCursor
+    opened = await psycopg.AsyncConnection.connect(**params, autocommit=True, application_name=APPLICATION_NAME)
+    # what Django sets on its own connections (DatabaseWrapper._configure_connection)
+    if wrapper.timezone_name and opened.info.parameter_status("TimeZone") != wrapper.timezone_name:
+        await opened.execute("SELECT set_config('TimeZone', %s, false)", [wrapper.timezone_name])
+    if role := options.get("assume_role"):
+        await opened.execute(pg_sql.SQL("SET ROLE {}").format(pg_sql.Identifier(role)))
+    return opened
