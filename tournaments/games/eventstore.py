@@ -15,7 +15,6 @@ not replay the whole game, and :func:`rebuild_engine_game` proves the cache is d
 
 from __future__ import annotations
 
-import copy
 import functools
 import hashlib
 import hmac
@@ -340,9 +339,10 @@ def take_engine_game(game: Game) -> engine.Game:
     return _state_of(game)
 
 
-def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None) -> None:
+def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None, *, copy: bool = True) -> None:
     """Cache ``state`` as the state of the game's log after a change; with ``seats`` (the
-    game's seats with their players, current), a copy of the row too, for the next move.
+    game's seats with their players, current), the row too, for the next move: a copy, or with
+    ``copy=False`` the caller's own (the cache's before the move, which nothing else holds).
     The seats are the cache's from then on: the caller does not use them again (a move reads
     them, and no seat changes hands in a move, so they are not copied on every card played).
 
@@ -351,9 +351,9 @@ def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None) 
     """
     row = None
     if seats:
-        # a copy: the caller's row goes on to the feed and the client, and must not be kept
-        # alive (nor changed) by the cache
-        row = copy.copy(game)
+        # by default a copy: the caller's row goes on to the feed and the client, and must not be
+        # kept alive (nor changed) by the cache
+        row = sql.copy_row(game) if copy else game
         for seat in seats:
             seat.game = row
     engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, seats or None)

@@ -6,7 +6,6 @@ notifies listeners only after commit (``transaction.on_commit``).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -584,9 +583,10 @@ class _CachedMove:
     plan: TurnPlan
 
     def written(self) -> CommandResult:
-        """What follows the write: the state cached for the next move, the result."""
-        eventstore.keep_engine_game(self.game, self.state, self.seats)
-        return CommandResult(game=self.game, events=self.rows)
+        """What follows the write: the state, row and seats cached for the next move (the row is
+        the cache's own, as it came: the result and the feed share one copy of it), the result."""
+        eventstore.keep_engine_game(self.game, self.state, self.seats, copy=False)
+        return CommandResult(game=sql.copy_row(self.game), events=self.rows)
 
 
 def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult | None:
@@ -598,7 +598,7 @@ def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cau
     ):
         return None  # a stale entry was dropped by taking it: the locked path reads afresh
     result = move.written()
-    _publish_on_commit(move.game, move.plan, move.rows)
+    _publish_on_commit(result.game, move.plan, move.rows, copied=True)
     return result
 
 
@@ -638,8 +638,8 @@ async def game_execute_command_async(
             move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
         ):
             result = move.written()
-            game, plan = move.game, move.plan
-            feed.publish(copy.copy(game), move.rows)
+            game, plan = result.game, move.plan
+            feed.publish(game, move.rows)
             await scheduler.game_advanced_async(
                 game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
             )
@@ -659,9 +659,11 @@ def append_table_events(game: Game, events: list[dict], *, cause: str, actor_sea
     _publish_on_commit(game, plan, rows)
 
 
-def _publish_on_commit(game: Game, plan: TurnPlan, rows: list[GameEvent]) -> None:
+def _publish_on_commit(game: Game, plan: TurnPlan, rows: list[GameEvent], *, copied: bool = False) -> None:
+    """After the commit: the feed gets the row as committed (a copy, unless ``copied``: the
+    caller's is one already and nobody changes it), then the notification and follow-ups."""
     game_id, seq, finished = game.pk, game.seq, game.is_over
-    snapshot = copy.copy(game)  # the row as committed, for this process's live connections
+    snapshot = game if copied else sql.copy_row(game)  # the row as committed, for this process's live connections
 
     def after_commit():
         feed.publish(snapshot, rows)

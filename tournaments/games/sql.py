@@ -10,6 +10,7 @@ Everything else uses the ORM; tests check each statement here against its ORM tw
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar, cast
@@ -88,6 +89,17 @@ class Columns(Generic[M]):
             return model.from_db(using, attnames, values)
 
         return load
+
+
+def copy_row(obj: M) -> M:
+    """A shallow copy of a model instance, as ``copy.copy`` makes it (its own ``_state`` and
+    cache of related objects), without the pickling protocol's round trip ``copy.copy`` takes
+    through ``Model.__reduce__`` (a fifth of the CPU a live move spent on itself)."""
+    clone = obj.__class__.__new__(obj.__class__)
+    clone.__dict__.update(obj.__dict__)
+    state = clone._state = copy.copy(obj._state)
+    state.fields_cache = obj._state.fields_cache.copy()
+    return clone
 
 
 def fetch(statement: Statement | str, params: Sequence) -> list[tuple]:
