@@ -2,8 +2,8 @@
 
 A Channels app with no database: one consumer per seat; each table's game is kept in memory
 by the Daphne process its four sockets reach (``--route game``); every play sends the table's
-group the frames the project sends for it (the acting seat's ``ack``, then an ``event`` frame
-per event and a ``state`` frame of about 300 bytes), through the same channel layer as the
+group the frames the project sends for it (the acting seat's ``ack``, then one ``update`` frame
+with the change's events and a state of about 300 bytes), through the same channel layer as the
 project (``RedisPubSubChannelLayer`` on ``REDIS_URL``). The rules are cut to what the load
 clients need: no passing, follow suit, thirteen tricks a hand. What the project spends per
 play above this app's figure is its own work (the database, the engine, redaction, timers),
@@ -130,9 +130,8 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
             table.dealt = table.deal()
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        # as the project's catch-up from after=0: the hand's deal, then the state
-        await self.send(json.dumps({"type": "event", "seq": table.dealt["seq"], "event": table.dealt}))
-        await self.send(_state_frame(table))
+        # as the project's catch-up from after=0: the hand's deal with the state
+        await self.send(_update_frame(table, [table.dealt]))
 
     async def dispatch(self, message):
         """Channels' dispatch without its thread hop per message to close stale database
@@ -159,19 +158,22 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
             return
         events = table.play(self.seat, card)
         await self.send(json.dumps({"type": "ack", "seq": table.seq}))
-        frames = [json.dumps({"type": "event", "seq": event["seq"], "event": event}) for event in events]
-        await self.channel_layer.group_send(
-            self.group, {"type": "table.update", "frames": [*frames, _state_frame(table)]}
-        )
+        await self.channel_layer.group_send(self.group, {"type": "table.update", "frame": _update_frame(table, events)})
 
     async def table_update(self, message):
-        for frame in message["frames"]:
-            await self.send(frame)
+        await self.send(message["frame"])
 
 
-def _state_frame(table: Table) -> str:
+def _update_frame(table: Table, events: list[dict]) -> str:
     return json.dumps(
-        {"type": "state", "seq": table.seq, "status": "active", "turn_deadline": None, "state": table.view()}
+        {
+            "type": "update",
+            "seq": table.seq,
+            "status": "active",
+            "turn_deadline": None,
+            "events": events,
+            "state": table.view(),
+        }
     )
 
 

@@ -208,17 +208,20 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                 recorder.healed += 1  # the ping brought what a lost notification held back
             if kind == "pong" or pinged:
                 pinged = False
-            if kind == "event":
-                event = frame["event"]
-                if event["type"] == "HandDealt":
-                    hand = event["payload"]["hand_number"]
-                elif event["type"] == "CardPlayed" and event["payload"]["seat"] != seat:
-                    recorder.seen.setdefault((table, hand, event["payload"]["card"]), []).append(now)
-                elif event["type"] == "CardPlayed":
-                    recorder.plays += 1
-                elif event["type"] in ("HandLimitReached", "GameEnded"):
-                    done.set()
-                    return
+            if kind == "update":
+                for event in frame["events"]:
+                    if event["type"] == "HandDealt":
+                        hand = event["payload"]["hand_number"]
+                    elif event["type"] == "CardPlayed" and event["payload"]["seat"] != seat:
+                        recorder.seen.setdefault((table, hand, event["payload"]["card"]), []).append(now)
+                    elif event["type"] == "CardPlayed":
+                        recorder.plays += 1
+                    elif event["type"] in ("HandLimitReached", "GameEnded"):
+                        done.set()
+                        return
+                if frame["state"] is not None:
+                    latest = frame
+                    await act(ws)
             elif kind in ("ack", "error"):
                 pending = False
                 if kind == "ack":
@@ -227,9 +230,6 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                     recorder.errors[frame["code"]] = recorder.errors.get(frame["code"], 0) + 1
                 if latest is not None and (kind == "ack" or frame["code"] == "stale_state"):
                     await act(ws)  # the newest state may have arrived while we waited
-            elif kind == "state":
-                latest = frame
-                await act(ws)
 
     async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
 

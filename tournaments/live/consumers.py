@@ -34,7 +34,7 @@ from tournaments.games.feed import feed
 from tournaments.games.tickets import ws_ticket_redeem
 from tournaments.games.visibility import ViewerKind, visible_event
 from tournaments.live import heartbeat, presence
-from tournaments.live.frames import encode, state_frames
+from tournaments.live.frames import encode, state_frames, update_frame
 from tournaments.models import Game, Player, SeatInvitation
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ SEATING_EVENTS = {"PlayersSeated", "SeatReassigned"}
 
 
 def _shows_state(game: Game, rows: list) -> bool:
-    """A batch of new events is followed by the viewer's state once the game has started."""
+    """A batch of new events comes with the viewer's state once the game has started."""
     return bool(rows) and game.status != Game.Status.WAITING
 
 
@@ -367,13 +367,13 @@ class GameConsumer(AsyncWebsocketConsumer):
                         f"nothing after {start}. Resume from a seq you have received.",
                     )
                     return
-            frames, seq, seat = ready
-            for frame in frames:
+            frame, seq, seat = ready
+            if frame is not None:
                 await self.send(text_data=frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
             await self._seat_changed(seat, "seats_changed")
 
-    def _frames_in_memory(self, after: int, at_least: int) -> tuple[list[str], int, int | None] | None:
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[str | None, int, int | None] | None:
         """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
         case after a notification: one connection read it, or this process wrote it); else
         None. Runs on the event loop: no thread hop, no database."""
@@ -383,22 +383,24 @@ class GameConsumer(AsyncWebsocketConsumer):
         game, rows = cached
         seats, seat = self._seats_through(rows)
         if not _shows_state(game, rows):
-            return self._frames(game, rows, seats, seat, after, None)
-        hit, state = eventstore.engine_cache.read(game, lambda s: state_frames.text(game, s, seat))
-        return self._frames(game, rows, seats, seat, after, state) if hit else None
+            return self._update(game, rows, seats, seat, after, None)
+        hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat))
+        return self._update(game, rows, seats, seat, after, view) if hit else None
 
-    def _frames_after(self, after: int, at_least: int | None) -> tuple[list[str], int, int | None]:
+    def _frames_after(self, after: int, at_least: int | None) -> tuple[str | None, int, int | None]:
+        """The update frame of every event after ``after`` (None if there is none), the seq it
+        goes to, and the seat this connection's player holds then."""
         game = feed.game(self.game_id, at_least)
         if game.seq < after:
             raise _AfterBeyondGame(game.seq)
         if game.seq == after:
-            return [], after, self.seat
+            return None, after, self.seat
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         seats, seat = self._seats_through(rows)
-        state = None
+        view = None
         if _shows_state(game, rows):
-            state = eventstore.read_engine_game(game, lambda s: state_frames.text(game, s, seat), rows)
-        return self._frames(game, rows, seats, seat, after, state)
+            view = eventstore.read_engine_game(game, lambda s: state_frames.view(game, s, seat), rows)
+        return self._update(game, rows, seats, seat, after, view)
 
     def _seats_through(self, rows: list) -> tuple[list[int | None], int | None]:
         """The seat this connection's player holds at each of ``rows`` and after the last: the
@@ -417,18 +419,16 @@ class GameConsumer(AsyncWebsocketConsumer):
             seats.append(seat)
         return seats, seat
 
-    def _frames(
-        self, game: Game, rows: list, seats: list, seat: int | None, after: int, state: str | None
-    ) -> tuple[list[str], int, int | None]:
-        """Event frames for ``rows``, each redacted for the seat held at it, then ``state``
-        (if any: the state frame of ``seat`` after the last row), as the text sent."""
-        frames = []
-        for row, held in zip(rows, seats, strict=True):
-            sight = self._sight(game, held)
-            frames.append(encode({"type": "event", "seq": row.seq, "event": visible_event(row, sight)}))
-        if state is not None:
-            frames.append(state)
-        return frames, rows[-1].seq if rows else after, seat
+    def _update(
+        self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: bytes | None
+    ) -> tuple[str | None, int, int | None]:
+        """The update frame of ``rows``, each event redacted for the seat held at it, with
+        ``view`` (the JSON of the state of ``seat`` after the last row; None before the game
+        starts), as the text sent; None if there are no rows."""
+        if not rows:
+            return None, after, seat
+        events = [visible_event(row, self._sight(game, held)) for row, held in zip(rows, seats, strict=True)]
+        return update_frame(game, events, view), rows[-1].seq, seat
 
     def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
         return visibility.sight_of_seat(game, seat, ViewerKind.SEATED if seat is not None else self.unseated_kind)

@@ -1,6 +1,7 @@
 """The JSON text of the frames live connections send (docs/websocket.md).
 
-After every change each connection at a table sends its viewer a ``state`` frame. Most of it
+After every change each connection at a table sends its viewer one ``update`` frame: the new
+events, each as its viewer may see it, and the viewer's state after them. Most of the state
 (``engine.Game.table_view``: the trick, the tricks of the hand, the scores) is the same for every
 viewer; only ``engine.Game.seat_view`` (the seat's hand, legal plays and pass) is its own. The
 table's part is serialised once per process and change, and each connection adds its seat's.
@@ -22,8 +23,25 @@ def encode(frame: dict) -> str:
     return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def update_frame(game: Game, events: list[dict], view: bytes | None) -> str:
+    """``{"type": "update", "seq", "status", "turn_deadline", "events", "state"}``: ``events``
+    (each already as the viewer may see it) and ``view`` (the JSON of the viewer's state after
+    them, from :meth:`StateFrames.view`; None before the game starts), at the game row's seq."""
+    head = orjson.dumps(
+        {
+            "type": "update",
+            "seq": game.seq,
+            "status": game.status,
+            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+            "events": events,
+        },
+        option=orjson.OPT_NON_STR_KEYS,
+    )
+    return b"".join((head[:-1], b',"state":', view or b"null", b"}")).decode()
+
+
 class StateFrames:
-    """The ``state`` frame of a seat (or a spectator), with the table's part kept per game for
+    """The JSON of a seat's (or a spectator's) state, with the table's part kept per game for
     the log version (seq, head hash) it was serialised at."""
 
     def __init__(self, size: int = 4096):
@@ -31,20 +49,10 @@ class StateFrames:
         self._lock = threading.Lock()
         self._tables: OrderedDict[int, tuple[tuple[int, str], bytes]] = OrderedDict()
 
-    def text(self, game: Game, state: engine.Game, seat: int | None) -> str:
-        """``{"type": "state", "seq", "status", "turn_deadline", "state": state.view(seat)}``
-        for ``state``, the engine state at the game row's seq."""
-        head = orjson.dumps(
-            {
-                "type": "state",
-                "seq": game.seq,
-                "status": game.status,
-                "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-            }
-        )
+    def view(self, game: Game, state: engine.Game, seat: int | None) -> bytes:
+        """The JSON of ``state.view(seat)``, for ``state`` the engine state at the game row's seq."""
         own = orjson.dumps(state.seat_view(seat), option=orjson.OPT_NON_STR_KEYS)
-        table = self._table(game, state)
-        return b"".join((head[:-1], b',"state":', own[:-1], b",", table[1:], b"}")).decode()
+        return b"".join((own[:-1], b",", self._table(game, state)[1:]))
 
     def _table(self, game: Game, state: engine.Game) -> bytes:
         version = (game.seq, game.head_hash)

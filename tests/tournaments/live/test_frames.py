@@ -1,5 +1,5 @@
-"""A state frame is exactly its viewer's ``Game.view`` at that seq, though its table part is
-serialised once per change and shared by every connection of the process."""
+"""An update frame's state is exactly its viewer's ``Game.view`` at that seq, though its table
+part is serialised once per change and shared by every connection of the process."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import engine
-from tournaments.live.frames import StateFrames
+from tournaments.live.frames import StateFrames, update_frame
 from tournaments.models import Game
 
 
@@ -35,21 +35,35 @@ def _moves(state: engine.Game, rng: random.Random):
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
-def test_every_viewers_state_frame_is_its_view_at_every_moment(players):
+def test_every_viewers_update_frame_holds_its_view_at_every_moment(players):
     frames, rng = StateFrames(), random.Random(players)
     state = engine.Game.new(engine.Rules(players=players), seed=players)
     deadline = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
+    events = [{"seq": 1, "type": "CardPlayed", "payload": {"seat": 0, "card": "2C"}}]
     for _ in _moves(state, rng):
         row = _row(state, deadline=deadline)
         for seat in [None, *range(players)]:
-            sent = orjson.loads(frames.text(row, state, seat))
+            sent = orjson.loads(update_frame(row, events, frames.view(row, state, seat)))
             assert sent == {
-                "type": "state",
+                "type": "update",
                 "seq": row.seq,
                 "status": "active",
                 "turn_deadline": deadline.isoformat(),
+                "events": events,
                 "state": state.view(seat),
             }
+
+
+def test_before_the_game_starts_an_update_has_no_state():
+    row = Game(pk=7, seq=0, head_hash="", status=Game.Status.WAITING)
+    assert orjson.loads(update_frame(row, [], None)) == {
+        "type": "update",
+        "seq": 0,
+        "status": "waiting",
+        "turn_deadline": None,
+        "events": [],
+        "state": None,
+    }
 
 
 def test_the_table_part_is_never_served_for_another_version_or_game():
@@ -57,10 +71,10 @@ def test_the_table_part_is_never_served_for_another_version_or_game():
     first = engine.Game.new(engine.Rules(), seed=1)
     other = engine.Game.new(engine.Rules(), seed=2)
     row = _row(first)
-    frames.text(row, first, 0)
+    frames.view(row, first, 0)
     # the same game at a new version: the new trick, not the one serialised before
     next(_moves(first, random.Random(1)))
-    assert orjson.loads(frames.text(_row(first), first, 0))["state"] == first.view(0)
+    assert orjson.loads(frames.view(_row(first), first, 0)) == first.view(0)
     # another game under the same id and seq (a reset database): its hash differs
     reused = Game(pk=row.pk, seq=row.seq, head_hash="another-log", status=Game.Status.ACTIVE)
-    assert orjson.loads(frames.text(reused, other, 1))["state"] == other.view(1)
+    assert orjson.loads(frames.view(reused, other, 1)) == other.view(1)

@@ -49,6 +49,11 @@ async def frames_until(communicator, predicate, timeout=5):
             return frames
 
 
+def events_of(frames) -> list[dict]:
+    """The events of the update frames among ``frames``, in the order they came."""
+    return [event for frame in frames if frame["type"] == "update" for event in frame["events"]]
+
+
 async def drain(communicator, quiet=0.3):
     """Every frame sent until the connection has been quiet for ``quiet`` seconds."""
     frames = []
@@ -85,7 +90,7 @@ async def test_four_clients_play_a_whole_game_over_websockets(settings):
         sockets.append(communicator)
     states = {}
     for seat, communicator in enumerate(sockets):
-        frames = await frames_until(communicator, lambda f: f["type"] == "state")
+        frames = await frames_until(communicator, lambda f: f["type"] == "update")
         assert frames[0]["type"] == "hello" and frames[0]["seat"] == seat
         states[seat] = frames[-1]
     seen_seq = [states[s]["seq"] for s in range(4)]
@@ -98,10 +103,11 @@ async def test_four_clients_play_a_whole_game_over_websockets(settings):
             text_data=json.dumps({**next_command(states[seat]["state"]), "command_id": f"{seat}-{seen_seq[seat]}"})
         )
         for s, communicator in enumerate(sockets):
-            frames = await frames_until(communicator, lambda f: f["type"] == "state")
+            frames = await frames_until(communicator, lambda f: f["type"] == "update")
             assert all(isinstance(f["seq"], int) for f in frames), "every frame (acks too) carries the seq"
-            events = [f for f in frames if f["type"] == "event"]
-            assert [f["seq"] for f in events] == list(range(seen_seq[s] + 1, seen_seq[s] + 1 + len(events)))
+            events = events_of(frames)
+            assert [e["seq"] for e in events] == list(range(seen_seq[s] + 1, seen_seq[s] + 1 + len(events)))
+            assert len([f for f in frames if f["type"] == "update"]) == 1, "one frame for the change"
             seen_seq[s] = frames[-1]["seq"]
             states[s] = frames[-1]
     assert states[0]["state"]["phase"] == "game_over"
@@ -114,7 +120,7 @@ async def test_four_clients_play_a_whole_game_over_websockets(settings):
 async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events():
     game, people, clients = await database_sync_to_async(seated_table)()
     first, _, _ = await connect(game, people[0], after=0)
-    frames = await frames_until(first, lambda f: f["type"] == "state")
+    frames = await frames_until(first, lambda f: f["type"] == "update")
     last_seen = frames[-1]["seq"]
     await first.disconnect()
 
@@ -125,15 +131,15 @@ async def test_a_client_reconnecting_with_after_gets_exactly_the_missed_events()
 
     await database_sync_to_async(others_pass)()
     again, _, _ = await connect(game, people[0], after=last_seen)
-    frames = await frames_until(again, lambda f: f["type"] == "state")
-    events = [f["seq"] for f in frames if f["type"] == "event"]
+    frames = await frames_until(again, lambda f: f["type"] == "update")
+    events = [e["seq"] for e in events_of(frames)]
     stored = await database_sync_to_async(
         lambda: list(GameEvent.objects.filter(game=game, seq__gt=last_seen).values_list("seq", flat=True))
     )()
     assert events == stored and len(events) == 3
     await again.send_to(text_data=json.dumps({"type": "resume", "after": last_seen + 1}))
-    resent = await frames_until(again, lambda f: f["type"] == "state")
-    assert [f["seq"] for f in resent if f["type"] == "event"] == stored[1:]
+    resent = await frames_until(again, lambda f: f["type"] == "update")
+    assert [e["seq"] for e in events_of(resent)] == stored[1:]
     await again.disconnect()
 
 
@@ -143,7 +149,7 @@ async def test_a_ping_sends_what_a_lost_notification_held_back(monkeypatch):
 
     game, people, clients = await database_sync_to_async(seated_table)()
     socket, _, _ = await connect(game, people[0], after=0)
-    seen = (await frames_until(socket, lambda f: f["type"] == "state"))[-1]["seq"]
+    seen = (await frames_until(socket, lambda f: f["type"] == "update"))[-1]["seq"]
     monkeypatch.setattr(notify, "notify", lambda game_id, seq: None)  # every notification is lost
 
     def another_seat_passes():
@@ -154,9 +160,9 @@ async def test_a_ping_sends_what_a_lost_notification_held_back(monkeypatch):
     assert await socket.receive_nothing(timeout=0.3)
     await socket.send_to(text_data=json.dumps({"type": "ping"}))
     frames = await frames_until(socket, lambda f: f["type"] == "pong")
-    assert [f["type"] for f in frames] == ["event", "state", "pong"]
-    assert frames[0]["seq"] == seen + 1 and frames[0]["event"]["type"] == "CardsPassed"
-    assert frames[-1]["seq"] == seen + 1
+    assert [f["type"] for f in frames] == ["update", "pong"]
+    assert [(e["seq"], e["type"]) for e in frames[0]["events"]] == [(seen + 1, "CardsPassed")]
+    assert frames[0]["seq"] == frames[-1]["seq"] == seen + 1
     await socket.send_to(text_data=json.dumps({"type": "ping"}))
     assert [f["type"] for f in await frames_until(socket, lambda f: f["type"] == "pong")] == ["pong"]
     await socket.disconnect()
@@ -174,12 +180,12 @@ async def test_players_and_spectators_only_receive_what_they_may_see():
         for index, frames in enumerate(received):
             seat = index if index < 4 else None
             hidden = await database_sync_to_async(_hidden_cards_of_others)(game.pk, seat)
-            current = json.dumps([f for f in frames if f["type"] == "state"][-1:])
+            current = json.dumps([f["state"] for f in frames if f["type"] == "update"][-1:])
             leaked = {card for card in hidden if f'"{card}"' in current}
             assert not leaked, f"viewer {seat} was shown {leaked}"
-            for frame in frames:
-                if frame["type"] == "event" and frame["event"]["type"] == "HandDealt":
-                    hands = frame["event"]["payload"]["hands"]
+            for event in events_of(frames):
+                if event["type"] == "HandDealt":
+                    hands = event["payload"]["hands"]
                     assert [h is not None for h in hands] == [s == seat for s in range(4)]
         seat_to_act = (await database_sync_to_async(_view)(game.pk, None))["to_act"][0]
         own = await database_sync_to_async(_view)(game.pk, seat_to_act)
@@ -192,7 +198,7 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
     game, people, _ = await database_sync_to_async(seated_table)(rules={"passing": "off"})
     sockets = [(await connect(game, p, after=0))[0] for p in people]
     caught_up = [await drain(communicator) for communicator in sockets]
-    state = [f for f in caught_up[0] if f["type"] == "state"][-1]
+    state = [f for f in caught_up[0] if f["type"] == "update"][-1]
     leader = state["state"]["to_act"][0]
     other = (leader + 1) % 4
     seq = state["seq"]
@@ -208,8 +214,8 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
         assert [f["type"] for f in await drain(communicator)] == [], f"seat {seat} was sent something"
     await sockets[leader].send_to(text_data=json.dumps({"type": "play", "card": "2C", "expected_seq": seq}))
     for communicator in sockets:
-        played = await frames_until(communicator, lambda f: f["type"] == "state")
-        assert [f["event"]["type"] for f in played if f["type"] == "event"] == ["CardPlayed"]
+        played = await frames_until(communicator, lambda f: f["type"] == "update")
+        assert [e["type"] for e in events_of(played)] == ["CardPlayed"]
         assert played[-1]["seq"] == seq + 1, "the refused moves left the game as it was"
     for communicator in sockets:
         await communicator.disconnect()
@@ -293,7 +299,7 @@ async def test_a_browser_session_cookie_opens_the_socket_as_its_player():
     )
     connected, _ = await communicator.connect(timeout=5)
     assert connected
-    frames = await frames_until(communicator, lambda f: f["type"] == "state")
+    frames = await frames_until(communicator, lambda f: f["type"] == "update")
     assert frames[0]["type"] == "hello" and frames[0]["seat"] == 2 and frames[0]["seq"] == game.seq
     assert len(frames[-1]["state"]["hand"]) == 13
     await communicator.disconnect()
@@ -304,7 +310,7 @@ async def test_a_browser_session_cookie_opens_the_socket_as_its_player():
     )
     connected, _ = await stranger.connect(timeout=5)
     assert connected  # no valid session and no ticket: an anonymous spectator, who sees no hand
-    frames = await frames_until(stranger, lambda f: f["type"] == "state")
+    frames = await frames_until(stranger, lambda f: f["type"] == "update")
     assert frames[0]["seat"] is None and frames[-1]["state"]["hand"] is None
     await stranger.disconnect()
 
@@ -339,8 +345,8 @@ async def test_resuming_past_the_games_last_event_is_refused_and_live_play_goes_
         clients[1].post(f"/api/games/{game.pk}/commands/", next_command(view), format="json")
 
     await database_sync_to_async(seat_one_passes)()
-    frames = await frames_until(communicator, lambda f: f["type"] == "state")
-    assert [f["seq"] for f in frames if f["type"] == "event"] == [game.seq + 1]
+    frames = await frames_until(communicator, lambda f: f["type"] == "update")
+    assert [e["seq"] for e in events_of(frames)] == [game.seq + 1]
     await communicator.disconnect()
 
 
@@ -370,13 +376,13 @@ async def test_closing_the_last_socket_hands_the_seat_to_the_cpu_and_the_same_de
     assert await away()
 
     laptop, _, _ = await connect(game, people[0], device_id="someone-elses-laptop")
-    await frames_until(laptop, lambda f: f["type"] == "state")
+    await frames_until(laptop, lambda f: f["type"] == "update")
     assert await away(), "another device does not take the seat back"
     await laptop.disconnect()
     phone, _, _ = await connect(game, people[0], after=0, device_id="phone-of-seat-0-1234")
-    frames = await frames_until(phone, lambda f: f["type"] == "state")
+    frames = await frames_until(phone, lambda f: f["type"] == "update")
     assert not await away()
-    types = [f["event"]["type"] for f in frames if f["type"] == "event"]
+    types = [e["type"] for e in events_of(frames)]
     assert types.index("SeatVacated") < types.index("SeatReclaimed")
     await phone.disconnect()
 
@@ -389,7 +395,7 @@ async def test_a_ticket_from_the_rest_api_opens_the_socket_as_a_spectator():
     body = await database_sync_to_async(lambda: client_for(watcher).post(f"/api/games/{game.pk}/ws-ticket/").json())()
     communicator, connected, _ = await connect(game, watcher, ticket=body["ticket"], after=0)
     assert connected
-    frames = await frames_until(communicator, lambda f: f["type"] == "state")
+    frames = await frames_until(communicator, lambda f: f["type"] == "update")
     assert frames[0]["seat"] is None and frames[-1]["state"]["hand"] is None
     await communicator.send_to(text_data=json.dumps({"type": "play", "card": "2C"}))
     assert (await frames_until(communicator, lambda f: f["type"] == "error"))[-1]["code"] == "not_seated"

@@ -58,9 +58,10 @@ async def test_a_socket_opened_at_a_seat_its_player_left_never_receives_the_newc
     await database_sync_to_async(game_join)(game_id=game.pk, player=second, seat=2)
     await database_sync_to_async(game_join)(game_id=game.pk, player=newcomer, seat=3)  # the table starts
     frames = await drain(old)
-    dealt = [f["event"] for f in frames if f["type"] == "event" and f["event"]["type"] == "HandDealt"]
+    events = [event for f in frames if f["type"] == "update" for event in f["events"]]
+    dealt = [event for event in events if event["type"] == "HandDealt"]
     assert dealt and all(hand is None for hand in dealt[0]["payload"]["hands"])
-    states = [f for f in frames if f["type"] == "state"]
+    states = [f for f in frames if f["type"] == "update" and f["state"] is not None]
     assert states and all(f["state"]["hand"] is None and f["state"]["seat"] is None for f in states)
     # and its commands are refused: it is a spectator's socket now
     await old.send_to(text_data=json.dumps({"type": "pass", "cards": ["2C", "3C", "4C"]}))

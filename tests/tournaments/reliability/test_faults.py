@@ -252,9 +252,9 @@ def test_after_a_redis_restart_clients_resume_with_after_and_nothing_is_half_app
 
             communicator, connected, _ = await connect(game, people[0], after=seen)
             assert connected
-            frames = await frames_until(communicator, lambda f: f["type"] == "state" and f["seq"] >= final_seq)
+            frames = await frames_until(communicator, lambda f: f["type"] == "update" and f["seq"] >= final_seq)
             await communicator.disconnect()
-            return [f["seq"] for f in frames if f["type"] == "event"]
+            return [event["seq"] for f in frames if f["type"] == "update" for event in f["events"]]
 
         resumed = asyncio.run(resume())
         assert resumed == list(range(seen + 1, seen + 1 + len(resumed)))
@@ -399,9 +399,8 @@ async def _play_over_two_servers(game_id, ports, tickets, commands):
     async def read_until_state(index, seq):
         while states[index] is None or states[index]["seq"] < seq:
             frame = await sockets[index].receive_json(timeout=15)
-            if frame["type"] == "event":
-                events[index].append((frame["seq"], frame["event"]["type"]))
-            elif frame["type"] == "state":
+            if frame["type"] == "update":
+                events[index].extend((event["seq"], event["type"]) for event in frame["events"])
                 states[index] = frame
             assert frame["type"] != "error", frame
 
@@ -483,8 +482,8 @@ def test_a_killed_daphnes_connections_are_dropped_so_the_cpu_takes_the_seat_and_
 
 
 async def _connect_and_wait(port, game_id, ticket, device_id):
-    """Connect as the seated player from ``device_id`` and stay until the first state arrives."""
+    """Connect as the seated player from ``device_id`` and stay until the first update arrives."""
     socket = await WebSocket.connect(port, f"/ws/games/{game_id}/?ticket={ticket}&after=0&device_id={device_id}")
-    while (await socket.receive_json(timeout=15))["type"] != "state":
+    while (await socket.receive_json(timeout=15))["type"] != "update":
         pass
     return socket

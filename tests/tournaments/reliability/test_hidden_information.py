@@ -108,7 +108,7 @@ async def test_websocket_frames_never_show_hidden_cards_a_future_deal_or_the_sal
         sockets[viewer] = communicator
     last_state = {}
     for viewer, communicator in sockets.items():
-        frames = await frames_until(communicator, lambda f: f["type"] == "state")
+        frames = await frames_until(communicator, lambda f: f["type"] == "update")
         last_state[viewer] = frames[-1]
     steps = 0
     while last_state[None]["state"]["phase"] != "game_over":
@@ -124,13 +124,14 @@ async def test_websocket_frames_never_show_hidden_cards_a_future_deal_or_the_sal
         secrets = await database_sync_to_async(secrets_of)(game.pk)
         for viewer, communicator in sockets.items():
             frames = early if viewer == seat else []
-            if not (frames and any(f["type"] == "state" and f["seq"] >= seq for f in frames)):
+            if not (frames and any(f["type"] == "update" and f["seq"] >= seq for f in frames)):
                 frames = frames + await frames_until(
-                    communicator, lambda f, seq=seq: f["type"] == "state" and f["seq"] >= seq
+                    communicator, lambda f, seq=seq: f["type"] == "update" and f["seq"] >= seq
                 )
             assert not [f for f in frames if f["type"] == "error"], frames
             last_state[viewer] = frames[-1]
-            current = current_hand_part(frames, lambda f: f["event"] if f["type"] == "event" else None)
+            items = [event for f in frames if f["type"] == "update" for event in (*f["events"], f["state"])]
+            current = current_hand_part(items, lambda item: item if item and "payload" in item else None)
             assert_nothing_leaks(current, viewer, forbidden[viewer], secrets, "websocket frames")
     for communicator in sockets.values():
         await communicator.disconnect()

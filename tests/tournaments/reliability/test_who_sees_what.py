@@ -706,7 +706,7 @@ async def receive(viewer: Viewer, until_seq: int | None, quiet: float = 0.05) ->
             message = await viewer.socket.receive_output(timeout=5)
         except TimeoutError:
             raise AssertionError(
-                f"{viewer.label}'s socket sent no state frame for seq {until_seq}; it sent {viewer.frames[-3:]}"
+                f"{viewer.label}'s socket sent no update for seq {until_seq}; it sent {viewer.frames[-3:]}"
             ) from None
         if message["type"] == "websocket.close":
             viewer.closed = (frames[-1]["code"] if frames and frames[-1]["type"] == "error" else "", message["code"])
@@ -714,11 +714,11 @@ async def receive(viewer: Viewer, until_seq: int | None, quiet: float = 0.05) ->
         frame = json.loads(message["text"])
         frames.append(frame)
         viewer.frames.append(frame)
-        if frame["type"] in ("event", "state"):
+        if frame["type"] == "update":
             viewer.last_seq = max(viewer.last_seq, frame["seq"])
-        if frame["type"] == "state":
-            viewer.last_state = max(viewer.last_state, frame["seq"])
-        if until_seq is not None and frame["type"] == "state" and frame["seq"] >= until_seq:
+            if frame["state"] is not None:
+                viewer.last_state = max(viewer.last_state, frame["seq"])
+        if until_seq is not None and frame["type"] == "update" and frame["state"] and frame["seq"] >= until_seq:
             return frames
 
 
@@ -730,8 +730,23 @@ def check_frames(match: Match, viewer: Viewer, frames: list[dict]) -> None:
     for frame in frames:
         seq = frame.get("seq") or 0
         seat = truth.seat_of(player_id, seq) if seq else None
-        if frame["type"] == "state":
-            assert frame["state"]["seat"] == seat, (viewer.label, frame["state"]["seat"], seat)
+        if frame["type"] == "update":
+            # each event against what was hidden after its own seq from the seat held at it (the
+            # seat can change inside one update), the state against the update's own seq
+            for event in frame["events"]:
+                check(
+                    event,
+                    who=viewer.label,
+                    door="websocket update",
+                    truth=truth,
+                    seat=truth.seat_of(player_id, event["seq"]),
+                    seq=event["seq"],
+                    everything=everything,
+                    secrets=secrets,
+                )
+            if frame["state"] is not None:
+                assert frame["state"]["seat"] == seat, (viewer.label, frame["state"]["seat"], seat)
+            frame = {key: value for key, value in frame.items() if key != "events"}
         if frame["type"] == "hello" and seq:
             assert frame["seat"] == seat, (viewer.label, frame["seat"], seat)
         check(

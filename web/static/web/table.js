@@ -1,6 +1,7 @@
 // The live table. Loads the game over REST, then follows it over the WebSocket protocol
-// (docs/websocket.md): events and state frames in, play / pass / moon_choice frames out. A
-// dropped connection reconnects by itself with ?after=<last seq>, so nothing is missed.
+// (docs/websocket.md): update frames in (a change's events and the state after them),
+// play / pass / moon_choice frames out. A dropped connection reconnects by itself with
+// ?after=<last seq>, so nothing is missed.
 import { api, deviceId, ensureSession, esc, me, seatLabel, seatNames, toast } from "./api.js";
 import { cardBack, cardButton, cardFace, cardLabel, cardPoints, cardSpan, sortHand } from "./cards.js";
 import { _, fmt, ngettext } from "./i18n.js";
@@ -123,20 +124,19 @@ function onFrame(frame) {
       mySeat = frame.seat;
       refreshDetail();
       break;
-    case "event":
+    case "update": // one change: its events, then the viewer's state after them
+      for (const event of frame.events) describeEvent(event);
       lastSeq = Math.max(lastSeq, frame.seq);
       root.dataset.seq = String(lastSeq);
-      describeEvent(frame.event);
-      if (REFRESH_ON.has(frame.event.type)) refreshDetail();
-      break;
-    case "state":
-      lastSeq = Math.max(lastSeq, frame.seq);
-      state = frame.state;
-      game.status = frame.status;
-      deadline = frame.turn_deadline ? new Date(frame.turn_deadline) : null;
-      pending = false;
-      root.dataset.pending = "false";
-      render();
+      if (frame.state) {
+        state = frame.state;
+        game.status = frame.status;
+        deadline = frame.turn_deadline ? new Date(frame.turn_deadline) : null;
+        pending = false;
+        root.dataset.pending = "false";
+        render();
+      }
+      if (frame.events.some((event) => REFRESH_ON.has(event.type))) refreshDetail();
       break;
     case "ack":
       pending = false;
