@@ -6,7 +6,9 @@ notifies listeners only after commit (``transaction.on_commit``).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -632,7 +634,14 @@ async def game_execute_command_async(
     connection). A move this process can make on its cache is written from the loop, in one
     statement on the loop's own connections (``loop_db``); anything else runs on the database
     thread, as any other caller's command. The same checks, events and answers either way."""
-    if loop_db.available():
+    if not loop_db.available():
+        return await database_sync_to_async(game_execute_command)(
+            game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
+        )
+    # One command of a game at a time in this process: while one is being written its cached
+    # entry is out of the cache, and the next would go to the database thread and replay the log
+    # (four passes arrive together at every hand's start).
+    async with _live_lock(game_id):
         move = _cached_move(game_id, command, player, None, command_id, expected_seq, GameEvent.Cause.PLAYER)
         if move is not None and await queries.write_if_unmoved_async(
             move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
@@ -644,9 +653,21 @@ async def game_execute_command_async(
                 game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
             )
             return result
-    return await database_sync_to_async(game_execute_command)(
-        game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
-    )
+        return await database_sync_to_async(game_execute_command)(
+            game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
+        )
+
+
+_live_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _live_lock(game_id: int) -> asyncio.Lock:
+    """The game's lock for the live commands of this process (kept while someone holds or waits
+    for it, so a lock is never reused on another event loop)."""
+    lock = _live_locks.get(game_id)
+    if lock is None:
+        lock = _live_locks[game_id] = asyncio.Lock()
+    return lock
 
 
 def append_table_events(game: Game, events: list[dict], *, cause: str, actor_seat: int | None) -> None:

@@ -109,6 +109,30 @@ def test_a_live_move_is_one_statement_from_the_event_loop_without_the_database_t
     _clean(game)
 
 
+def test_passes_sent_together_over_live_connections_are_all_written_from_the_event_loop(monkeypatch):
+    """Every hand starts with four passes at once: each waits for the one before it instead of
+    going to the database thread (where it would replay the log) while that one is written."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)  # the first move reads and locks: it leaves the row and seats cached
+    views = {seat: _view(Game.objects.get(pk=game.pk), seat) for seat in (1, 2, 3)}
+    _no_database_thread(monkeypatch)
+
+    async def together():
+        return await asyncio.gather(
+            *(
+                game_services.game_execute_command_async(
+                    game_id=game.pk, player=people[seat], command=next_command(view), command_id=f"pass-{seat}"
+                )
+                for seat, view in views.items()
+            )
+        )
+
+    results = asyncio.run(together())
+    assert sorted(result.game.seq for result in results)[-1] == Game.objects.get(pk=game.pk).seq
+    assert [seat for _, kind, seat in _log(game) if kind == "CardsPassed"] == [0, 1, 2, 3]
+    _clean(game)
+
+
 def test_a_whole_game_moved_on_the_cache_audits_clean_and_equals_a_rebuild(path):
     game, people, _ = seated_table(hand_limit=2)
     while Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE:
