@@ -350,10 +350,12 @@ def keep_engine_game(game: Game, state: engine.Game, seats: list | None = None, 
     (seq, head hash), which no longer matches this entry, so it is never served.
     """
     row = None
-    if seats:
-        # by default a copy: the caller's row goes on to the feed and the client, and must not be
-        # kept alive (nor changed) by the cache
-        row = sql.copy_row(game) if copy else game
+    if seats and not copy:
+        row = game  # the cache's own: its seats point at it already
+    elif seats:
+        # a copy: the caller's row goes on to the feed and the client, and must not be kept
+        # alive (nor changed) by the cache
+        row = sql.copy_row(game)
         for seat in seats:
             seat.game = row
     engine_cache.put(game.pk, (game.seq, game.head_hash), state, row, seats or None)

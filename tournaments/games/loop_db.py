@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import psycopg
 from django.conf import settings
@@ -39,16 +38,22 @@ def available() -> bool:
     return settings.HEARTS_MOVES_ON_CACHE and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
 
 
-@asynccontextmanager
-async def connection() -> AsyncIterator[psycopg.AsyncConnection]:
-    """One of the running loop's connections, in autocommit mode (each statement commits)."""
+async def acquire() -> psycopg.AsyncConnection:
+    """One of the running loop's connections, in autocommit mode (each statement commits), for
+    :func:`release` to give back. (Not a context manager: a generator around every statement of
+    a move cost more than the rest of this module.)"""
     loop = asyncio.get_running_loop()
     held = _held.get(loop)
     if held is None:
         held = _held[loop] = _LoopConnections()
         await held.close_at_shutdown()
-    async with held.connection() as opened:
-        yield opened
+    return await held.acquire()
+
+
+async def release(connection: psycopg.AsyncConnection, *, failed: bool = False) -> None:
+    """Give back a connection from :func:`acquire`; ``failed``: its statement raised, and it is
+    closed (in an unknown state: it is never handed out again)."""
+    await _held[asyncio.get_running_loop()].release(connection, failed)
 
 
 class _LoopConnections:
@@ -66,19 +71,27 @@ class _LoopConnections:
         self._closer = self._closing()
         await anext(self._closer)
 
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection]:
-        async with self._slots:
-            opened = self._idle.pop() if self._idle else await _connect()
-            try:
-                yield opened
-            except BaseException:
-                await opened.close()  # in an unknown state: never handed out again
-                raise
-            if self._closed or opened.closed or opened.info.transaction_status != pq.TransactionStatus.IDLE:
-                await opened.close()
+    async def acquire(self) -> psycopg.AsyncConnection:
+        await self._slots.acquire()
+        try:
+            return self._idle.pop() if self._idle else await _connect()
+        except BaseException:
+            self._slots.release()
+            raise
+
+    async def release(self, connection: psycopg.AsyncConnection, failed: bool) -> None:
+        try:
+            if (
+                failed
+                or self._closed
+                or connection.closed
+                or connection.info.transaction_status != pq.TransactionStatus.IDLE
+            ):
+                await connection.close()
             else:
-                self._idle.append(opened)
+                self._idle.append(connection)
+        finally:
+            self._slots.release()
 
     async def _closing(self) -> AsyncIterator[None]:
         try:

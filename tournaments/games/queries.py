@@ -64,9 +64,9 @@ def earlier_events(game: Game, command_id: str, seat: int) -> list[GameEvent]:
 _UNMOVED = sql.Statement(
     lambda: f"{sql.quote('seq')} = %s AND {sql.quote('head_hash')} = %s AND {sql.quote('status')} = %s"
 )
-_COMMAND_NOT_SEEN = sql.Statement(
+_UNMOVED_AND_COMMAND_NOT_SEEN = sql.Statement(
     lambda: (
-        f" AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
+        f"{_UNMOVED} AND NOT EXISTS (SELECT 1 FROM {sql.table(GameEvent)} e WHERE e.{sql.quote('game_id')} = %s"
         f" AND e.{sql.quote('command_id')} = %s AND e.{sql.quote('actor_seat')} = %s)"
     )
 )
@@ -90,11 +90,9 @@ async def write_if_unmoved_async(
 
 
 def _unmoved(game: Game, at: tuple[int, str], command_id: str, seat: int) -> tuple[str, list]:
-    condition, params = str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
     if command_id:
-        condition += str(_COMMAND_NOT_SEEN)
-        params += [game.pk, command_id, seat]
-    return condition, params
+        return str(_UNMOVED_AND_COMMAND_NOT_SEEN), [at[0], at[1], Game.Status.ACTIVE, game.pk, command_id, seat]
+    return str(_UNMOVED), [at[0], at[1], Game.Status.ACTIVE]
 
 
 _GAME_AND_EVENTS_SINCE = sql.Statement(

@@ -195,9 +195,15 @@ async def update_and_insert_if_async(
 ) -> bool:
     """:func:`update_and_insert_if` from an event loop, on its own connections (``loop_db``)."""
     statement, params = _update_and_insert(obj, field_names, condition, condition_params, objs)
-    async with loop_db.connection() as connection:
+    connection = await loop_db.acquire()
+    try:
         cursor = await connection.execute(statement, params)
-        return _inserted(objs, await cursor.fetchall())
+        found = await cursor.fetchall()
+    except BaseException:
+        await loop_db.release(connection, failed=True)
+        raise
+    await loop_db.release(connection)
+    return _inserted(objs, found)
 
 
 def _update_and_insert(
@@ -205,26 +211,41 @@ def _update_and_insert(
 ) -> tuple[str, list]:
     """The statement of :func:`update_and_insert_if` and its parameters."""
     connection = connections[DEFAULT_DB_ALIAS]  # the proxy costs a lookup on every attribute read
-    model = type(obj)
-    assignments, fields = _update_statement(model, tuple(field_names), connection.vendor)
+    inserting = type(objs[0]) if objs else None
+    statement, fields, insert_fields = _update_and_insert_statement(
+        type(obj), tuple(field_names), condition, inserting, len(objs), connection.vendor
+    )
     params: list = [field.get_db_prep_save(field.pre_save(obj, False), connection) for field in fields]
     params.append(obj._meta.pk.get_db_prep_value(obj.pk, connection))
     params.extend(condition_params)
-    inserting = type(objs[0]) if objs else None
-    statement = f"WITH moved AS ({assignments} AND ({condition}) RETURNING 1)"
-    if inserting is not None:
-        columns, insert_fields, pk_column, one = _insert_select(inserting, connection.vendor)
-        statement += (
-            f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
-            f" (VALUES {', '.join([one] * len(objs))}) AS v({columns}) RETURNING {pk_column})"
-            f" SELECT (SELECT count(*) FROM moved), {pk_column} FROM inserted"
-        )
-        params.extend(
-            field.get_db_prep_save(field.pre_save(new, True), connection) for new in objs for field in insert_fields
-        )
-    else:
-        statement += " SELECT count(*) FROM moved"
+    params.extend(
+        field.get_db_prep_save(field.pre_save(new, True), connection) for new in objs for field in insert_fields
+    )
     return statement, params
+
+
+@functools.lru_cache(maxsize=64)
+def _update_and_insert_statement(
+    model: type[Model],
+    field_names: tuple[str, ...],
+    condition: str,
+    inserting: type[Model] | None,
+    rows: int,
+    vendor: str,
+) -> tuple[str, list[Field], list[Field]]:
+    """The text of :func:`update_and_insert_if`'s statement, with the fields whose values it
+    takes: written once per shape, not quoted again on every move."""
+    assignments, fields = _update_statement(model, field_names, vendor)
+    statement = f"WITH moved AS ({assignments} AND ({condition}) RETURNING 1)"
+    if inserting is None:
+        return statement + " SELECT count(*) FROM moved", fields, []
+    columns, insert_fields, pk_column, one = _insert_select(inserting, vendor)
+    statement += (
+        f", inserted AS (INSERT INTO {table(inserting)} ({columns}) SELECT v.* FROM moved,"
+        f" (VALUES {', '.join([one] * rows)}) AS v({columns}) RETURNING {pk_column})"
+        f" SELECT (SELECT count(*) FROM moved), {pk_column} FROM inserted"
+    )
+    return statement, fields, insert_fields
 
 
 def _inserted(objs: Sequence[Model], found: list) -> bool:

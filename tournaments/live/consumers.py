@@ -427,7 +427,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         starts), as the text sent; None if there are no rows."""
         if not rows:
             return None, after, seat
-        events = [visible_event(row, self._sight(game, held)) for row, held in zip(rows, seats, strict=True)]
+        sights: dict[int | None, visibility.Sight] = {}
+        events = []
+        for row, held in zip(rows, seats, strict=True):
+            sight = sights.get(held) or sights.setdefault(held, self._sight(game, held))
+            events.append(visible_event(row, sight))
         return update_frame(game, events, view), rows[-1].seq, seat
 
     def _sight(self, game: Game, seat: int | None) -> visibility.Sight:

@@ -26,10 +26,13 @@ def _open_loop_connections() -> list[int]:
 
 
 async def _backend_pid(sleep: float = 0.0) -> int:
-    async with loop_db.connection() as held:
+    held = await loop_db.acquire()
+    try:
         cursor = await held.execute("SELECT pg_backend_pid(), pg_sleep(%s)", [sleep])
         (pid, _) = await cursor.fetchone()
-        return pid
+    finally:
+        await loop_db.release(held)
+    return pid
 
 
 def test_a_loop_keeps_its_connection_for_the_next_statement_and_closes_it_when_it_ends():
@@ -53,11 +56,11 @@ def test_no_more_connections_than_the_setting_allows_run_at_once(settings):
 
 def test_a_connection_whose_statement_failed_is_not_handed_out_again():
     async def fail_then_succeed():
-        failed = None
+        held = await loop_db.acquire()
+        failed = (await (await held.execute("SELECT pg_backend_pid()")).fetchone())[0]
         with pytest.raises(psycopg.errors.UndefinedTable):
-            async with loop_db.connection() as held:
-                failed = (await (await held.execute("SELECT pg_backend_pid()")).fetchone())[0]
-                await held.execute("SELECT * FROM no_such_table")
+            await held.execute("SELECT * FROM no_such_table")
+        await loop_db.release(held, failed=True)
         return failed, await _backend_pid()
 
     failed, next_pid = asyncio.run(fail_then_succeed())
