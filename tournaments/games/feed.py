@@ -38,9 +38,11 @@ class Feed:
             if game is not None:
                 self._store(game, rows)
                 return game
-        game = Game.objects.get(pk=game_id)
-        self._store(game, [])
-        return game
+        found = queries.game_row(game_id)
+        if found is None:
+            raise Game.DoesNotExist(f"There is no game {game_id}.")
+        self._store(found, [])
+        return found
 
     def events(self, game: Game, after: int) -> list[GameEvent]:
         """The game's events with seq in (after, game.seq]."""
@@ -51,7 +53,7 @@ class Feed:
         rows = _between(entry[1], after, game.seq) if entry is not None else None
         if rows is not None:
             return rows
-        fetched = list(GameEvent.objects.filter(game_id=game.pk, seq__gt=after, seq__lte=game.seq).order_by("seq"))
+        fetched = queries.events_between(game.pk, after, game.seq)
         self._store(game, fetched)
         return fetched
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tournaments.games import sql
-from tournaments.models import Game, GameEvent, GameSeat, Player
+from django.contrib.auth import get_user_model
 
-_GAME, _SEAT, _PLAYER, _EVENT = (
+from tournaments.games import sql
+from tournaments.models import Game, GameEvent, GameSeat, Player, SeatConnection
+
+_GAME, _SEAT, _PLAYER, _EVENT, _USER = (
     sql.Columns(Game, "g"),
     sql.Columns(GameSeat, "s"),
     sql.Columns(Player, "p"),
     sql.Columns(GameEvent, "e"),
+    sql.Columns(get_user_model(), "u"),
 )
 
 # Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
@@ -113,3 +116,89 @@ def game_and_events_since(game_id: int, seq: int) -> tuple[Game | None, list[Gam
     game = _GAME.loader(_EVENT.width)(found[-1])
     load = _EVENT.loader()
     return game, [load(row) for row in found]
+
+
+_VIEWER = sql.Statement(
+    lambda: (
+        f"SELECT {_GAME.select()}, {_USER.select()}, {_PLAYER.select()}, s.{sql.quote('seat')}"
+        f" FROM {sql.table(Game)} g LEFT JOIN {sql.table(get_user_model())} u ON u.id = %s"
+        f" LEFT JOIN {sql.table(Player)} p ON p.user_id = u.id"
+        f" LEFT JOIN {sql.table(GameSeat)} s ON s.game_id = g.id AND s.player_id = p.id"
+        f" WHERE g.id = %s"
+    )
+)
+
+
+def viewer_at(game_id: int, user_id: int | None):
+    """Who opens a live connection to a game, in one statement (every connection runs it): the
+    game row, the user ``user_id`` (None: none, or no such user) with their player (cached on
+    the user; None if they have none) and the seat that player holds at the game now. None if
+    the game does not exist."""
+    found = sql.fetch(_VIEWER, [user_id, game_id])
+    if not found:
+        return None
+    row = found[0]
+    game = _GAME.loader()(row)
+    user_at, player_at = _GAME.width, _GAME.width + _USER.width
+    user = _USER.loader(user_at)(row) if row[user_at] is not None else None
+    player = _PLAYER.loader(player_at)(row) if row[player_at] is not None else None
+    if user is not None:
+        user.player = player  # the reverse one-to-one's cache: no query when the code asks for it
+    return game, user, player, row[-1]
+
+
+_GAME_ROW = sql.Statement(lambda: f"SELECT {_GAME.select()} FROM {sql.table(Game)} g WHERE g.id = %s")
+_EVENTS_BETWEEN = sql.Statement(
+    lambda: (
+        f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
+        f" WHERE e.game_id = %s AND e.seq > %s AND e.seq <= %s ORDER BY e.seq"
+    )
+)
+
+
+def game_row(game_id: int) -> Game | None:
+    """The game row (None if there is none)."""
+    found = sql.fetch(_GAME_ROW, [game_id])
+    return _GAME.loader()(found[0]) if found else None
+
+
+def events_between(game_id: int, after: int, last: int) -> list[GameEvent]:
+    """The game's events with seq in (after, last], in log order."""
+    load = _EVENT.loader()
+    return [load(row) for row in sql.fetch(_EVENTS_BETWEEN, [game_id, after, last])]
+
+
+_CONNECTION_OPENED = sql.Statement(
+    lambda: (
+        f"INSERT INTO {sql.table(SeatConnection)} ({sql.quote('seat_id')}, {sql.quote('player_id')},"
+        f" {sql.quote('connection_id')}, {sql.quote('server')}) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING"
+    )
+)
+_CONNECTION_CLOSED = sql.Statement(
+    lambda: (
+        f"DELETE FROM {sql.table(SeatConnection)} WHERE {sql.quote('seat_id')} = %s"
+        f" AND {sql.quote('connection_id')} = %s"
+    )
+)
+_PLAYER_CONNECTED = sql.Statement(
+    lambda: (
+        f"SELECT 1 FROM {sql.table(SeatConnection)} WHERE {sql.quote('seat_id')} = %s"
+        f" AND {sql.quote('player_id')} = %s LIMIT 1"
+    )
+)
+
+
+def connection_opened(seat: GameSeat, player_id: int, connection_id: str, server: str) -> None:
+    """Record an open connection to the seat (nothing if its row is there already: a heartbeat
+    may have written it). A connection is opened and closed by every client that comes."""
+    sql.execute(_CONNECTION_OPENED, [seat.pk, player_id, connection_id, server])
+
+
+def connection_closed(seat: GameSeat, connection_id: str) -> None:
+    """Drop the row of a closed connection to the seat."""
+    sql.execute(_CONNECTION_CLOSED, [seat.pk, connection_id])
+
+
+def player_connected(seat: GameSeat, player_id: int | None) -> bool:
+    """Whether ``player_id`` has a connection open to the seat."""
+    return player_id is not None and bool(sql.fetch(_PLAYER_CONNECTED, [seat.pk, player_id]))

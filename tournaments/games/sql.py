@@ -108,6 +108,13 @@ def fetch(statement: Statement | str, params: Sequence) -> list[tuple]:
         return cursor.fetchall()
 
 
+def execute(statement: Statement | str, params: Sequence) -> int:
+    """Run a statement that returns no rows; the number of rows it changed."""
+    with default_connection.cursor() as cursor:
+        cursor.execute(str(statement), params)
+        return cursor.rowcount
+
+
 def for_update_of(*aliases: str) -> str:
     """``FOR UPDATE OF aliases`` where the database has row locks (SQLite locks the whole file)."""
     features = default_connection.features

@@ -20,14 +20,13 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from rest_framework.exceptions import ValidationError
 
 from hearts_league.api import DomainError
 from hearts_league.i18n import localize, scope_language
 from hearts_league.json_input import JSONInputError, parse_json
 from tournaments.dispatch import notify
-from tournaments.games import eventstore, visibility, watchers
+from tournaments.games import eventstore, queries, visibility, watchers
 from tournaments.games import services as game_services
 from tournaments.games.commands import COMMAND_TYPES, parse_command
 from tournaments.games.feed import feed
@@ -466,23 +465,24 @@ class GameConsumer(AsyncWebsocketConsumer):
     # --- helpers -------------------------------------------------------------------------------
 
     def _open(self, ticket: str) -> tuple[int | None, ViewerKind, bool, int] | _Refused:
-        """Who connects and what they may see, in one trip to the database thread: the user
-        (the session's, or the ticket's), their player, the seat they hold now, their kind when
-        not seated, whether the game is sealed, and its seq (``hello``'s)."""
+        """Who connects and what they may see, in one trip to the database thread and one
+        statement: the user (the session's, or the ticket's), their player, the seat they hold
+        now, their kind when not seated, whether the game is sealed, and its seq (``hello``'s)."""
         user: Any = self.scope.get("user")  # the session's (a lazy object), else the ticket's User
-        if user is None or not user.is_authenticated:
+        if user is not None and user.is_authenticated:
+            user_id = user.pk
+        else:
             user_id = ws_ticket_redeem(ticket=ticket, game_id=self.game_id)
-            users = get_user_model().objects.select_related("player")
-            user = users.filter(pk=user_id).first() if user_id is not None else None
-            if user is None and ticket:
+            if user_id is None and ticket:
                 return _Refused.UNAUTHENTICATED
-        self.user = user
-        game = Game.objects.filter(pk=self.game_id).first()
-        if game is None:
+        found = queries.viewer_at(self.game_id, user_id)
+        if found is None:
             return _Refused.NOT_FOUND
-        self.player = getattr(user, "player", None)  # Player.user is one-to-one: None if they have none
-        unseated = visibility.sight(game, user, seats=[]).kind
-        return visibility.seat_of_user(game, user), unseated, game.sealed, game.seq
+        game, self.user, self.player, seat = found
+        if user_id is not None and self.user is None:
+            return _Refused.UNAUTHENTICATED  # the ticket's user is gone
+        unseated = visibility.sight(game, self.user, seats=[]).kind
+        return seat, unseated, game.sealed, game.seq
 
     def _current_seat(self) -> int | None:
         return visibility.seat_of_user(Game.objects.get(pk=self.game_id), self.user)

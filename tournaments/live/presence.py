@@ -26,7 +26,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.dispatch import scheduler
-from tournaments.games import queries
+from tournaments.games import queries, sql
 from tournaments.games.events import SeatVacated
 from tournaments.games.services import append_table_events, lock_game, may_reclaim, seat_reclaim
 from tournaments.models import Game, GameEvent, GameSeat, SeatConnection, ServerHeartbeat
@@ -89,14 +89,11 @@ def server_alive(open_connections: OpenConnections) -> None:
 def seat_connected(*, game_id: int, seat: int, connection_id: str, device_id: str = "") -> bool:
     """A seated player opened a connection. Returns True if this took the seat back from the CPU."""
     game, row = _lock_seat(game_id, seat)
-    SeatConnection.objects.bulk_create(  # a heartbeat may have written it already
-        # a seat its player connects to has that player
-        [SeatConnection(seat=row, player_id=row.player_id, connection_id=connection_id, server=server_id())],  # type: ignore[misc]
-        ignore_conflicts=True,
-    )
+    # a seat its player connects to has that player
+    queries.connection_opened(row, row.player_id, connection_id, server_id())  # type: ignore[arg-type]
     if row.disconnected_since is not None:
         row.disconnected_since = None
-        row.save(update_fields=["disconnected_since"])
+        sql.update(row, ["disconnected_since"])
     if game.status == Game.Status.ACTIVE and row.away and may_reclaim(row, device_id):
         seat_reclaim(game, row, device_id)
         return True
@@ -109,7 +106,7 @@ def seat_disconnected(*, game_id: int, seat: int, player_id: int, connection_id:
     the moment the grace period starts (``seat_vacate_if_still_gone`` runs HEARTS_AWAY_GRACE
     seconds later)."""
     game, row = _lock_seat(game_id, seat)
-    row.open_connections.filter(connection_id=connection_id).delete()
+    queries.connection_closed(row, connection_id)
     if player_id != row.player_id:
         return None  # the seat changed hands since this socket opened
     return _grace_starts_if_nobody_is_left(game, row)
@@ -123,7 +120,7 @@ def seat_vacate_if_still_gone(*, game_id: int, seat: int, since: datetime) -> bo
     if (
         game.status != Game.Status.ACTIVE
         or row.away
-        or _occupant_connections(row).exists()
+        or queries.player_connected(row, row.player_id)
         or row.disconnected_since is None
         or row.disconnected_since != since
     ):
@@ -187,17 +184,13 @@ def _lock_seat(game_id: int, seat: int) -> tuple[Game, GameSeat]:
     return game, row
 
 
-def _occupant_connections(row: GameSeat):
-    return row.open_connections.filter(player_id=row.player_id)  # type: ignore[misc]  # an empty seat: none
-
-
 def _grace_starts_if_nobody_is_left(game: Game, row: GameSeat) -> datetime | None:
     """With the seat's player left with no connection to an active game, start the seat's grace
     period and schedule the check that hands it to the CPU; the moment it started, or None."""
-    if game.status != Game.Status.ACTIVE or row.away or _occupant_connections(row).exists():
+    if game.status != Game.Status.ACTIVE or row.away or queries.player_connected(row, row.player_id):
         return None
     since = row.disconnected_since = timezone.now()
-    row.save(update_fields=["disconnected_since"])
+    sql.update(row, ["disconnected_since"])
     transaction.on_commit(lambda: _schedule_away_check(game.pk, row.seat, since))
     return since
 

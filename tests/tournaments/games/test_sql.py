@@ -1,4 +1,4 @@
-"""The hand-written statements of a move read and write exactly what the ORM would."""
+"""The hand-written statements of a move and of a connection read and write exactly what the ORM would."""
 
 import threading
 from datetime import UTC, datetime
@@ -7,12 +7,22 @@ import pytest
 from django.db import connection as db_connection  # noqa: F401 (a skipif condition reads it)
 from django.forms.models import model_to_dict
 
-from tests.factories import CpuPlayerFactory, GameFactory, GameSeatFactory, PlayerFactory
+from tests.factories import CpuPlayerFactory, GameFactory, GameSeatFactory, PlayerFactory, UserFactory
 from tests.tournaments.helpers import seated_table
-from tournaments.games import eventstore, sql
-from tournaments.games.queries import earlier_events, game_and_events_since, lock_game_with_seats
+from tournaments.games import eventstore, sql, visibility
+from tournaments.games.queries import (
+    connection_closed,
+    connection_opened,
+    earlier_events,
+    events_between,
+    game_and_events_since,
+    game_row,
+    lock_game_with_seats,
+    player_connected,
+    viewer_at,
+)
 from tournaments.games.services import game_execute_command
-from tournaments.models import Game, GameEvent, GameSeat
+from tournaments.models import Game, GameEvent, GameSeat, Player, SeatConnection
 
 pytestmark = pytest.mark.django_db
 
@@ -178,3 +188,47 @@ def test_a_thread_never_loads_rows_with_a_half_built_converter_list(monkeypatch)
     go_on.set()
     first.join()
     assert loaded.rules == {"players": 4} and loaded.final_totals == [1, 2, 3, 4]
+
+
+def test_a_viewer_is_read_as_the_orm_reads_them_seated_or_not_with_or_without_a_player():
+    game, people, _ = seated_table()
+    stranger, staff_without_player = PlayerFactory(), UserFactory(is_staff=True)
+    for user, seat in ((people[2].user, 2), (stranger.user, None), (staff_without_player, None)):
+        found_game, user_read, player, held = viewer_at(game.pk, user.pk)
+        assert _fields(found_game) == _fields(Game.objects.get(pk=game.pk))
+        assert _fields(user_read) == _fields(type(user).objects.get(pk=user.pk))
+        orm_player = Player.objects.filter(user=user).first()
+        assert (player and _fields(player)) == (orm_player and _fields(orm_player))
+        assert getattr(user_read, "player", None) is player  # cached: asking costs no query
+        assert held == seat == visibility.seat_of_user(game, user)
+    found_game, user_read, player, held = viewer_at(game.pk, None)
+    assert (user_read, player, held) == (None, None, None) and found_game.pk == game.pk
+    assert viewer_at(game.pk, 10**9)[1:] == (None, None, None)  # no such user
+    assert viewer_at(10**9, people[0].user.pk) is None  # no such game
+
+
+def test_a_game_row_and_its_events_between_two_seqs_are_the_orms():
+    game, _, _ = seated_table()
+    assert _fields(game_row(game.pk)) == _fields(Game.objects.get(pk=game.pk)) and game_row(10**9) is None
+    orm = list(GameEvent.objects.filter(game=game, seq__gt=1, seq__lte=game.seq - 1).order_by("seq"))
+    assert [_fields(r) for r in events_between(game.pk, 1, game.seq - 1)] == [_fields(r) for r in orm]
+
+
+def test_connection_rows_are_written_read_and_dropped_as_the_orm_would():
+    game, people, _ = seated_table()
+    seat = GameSeat.objects.get(game=game, seat=1)
+    connection_opened(seat, people[1].pk, "c" * 32, "host:1:ab")
+    connection_opened(seat, people[1].pk, "c" * 32, "host:1:ab")  # written twice (a heartbeat first): one row
+    [row] = SeatConnection.objects.filter(seat=seat)
+    assert (row.player_id, row.connection_id, row.server, row.opened_at is not None) == (
+        people[1].pk,
+        "c" * 32,
+        "host:1:ab",
+        True,
+    )
+    assert player_connected(seat, people[1].pk) and not player_connected(seat, people[2].pk)
+    assert not player_connected(seat, None)
+    connection_closed(seat, "d" * 32)  # not this seat's: nothing
+    assert SeatConnection.objects.filter(seat=seat).count() == 1
+    connection_closed(seat, "c" * 32)
+    assert not SeatConnection.objects.filter(seat=seat).exists() and not player_connected(seat, people[1].pk)
