@@ -79,8 +79,9 @@ def _group_send(game_id: int, message: dict, what: str, group: str | None = None
                 sent.add_done_callback(lambda done: _log_failure(done, game_id, what))  # no need to wait
             else:
                 sent.result(5)
-        elif _on_loop(loop):
-            # The server's loop itself (a move written from it): send without waiting for it.
+        elif _running_loop() is not None:
+            # The server's loop itself (a move written from it), or any other running loop of
+            # this thread: send without waiting for it (this thread cannot block on it).
             sending = asyncio.ensure_future(layer.group_send(group, message))
             _sending.add(sending)  # the loop keeps only a weak reference to a task
             sending.add_done_callback(_sending.discard)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import psycopg
 from django.conf import settings
@@ -33,27 +33,33 @@ APPLICATION_NAME = "hearts-loop"
 """The ``application_name`` of these connections (``pg_stat_activity`` tells them apart)."""
 
 
+class ConnectionFailed(Exception):
+    """A loop connection could not be opened, or failed while a statement ran on it (the server
+    restarted, say): whether the statement took effect is unknown."""
+
+
 def available() -> bool:
     """Whether moves may be written from the event loop: PostgreSQL, moves on the cache."""
     return settings.HEARTS_MOVES_ON_CACHE and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
 
 
-async def acquire() -> psycopg.AsyncConnection:
-    """One of the running loop's connections, in autocommit mode (each statement commits), for
-    :func:`release` to give back. (Not a context manager: a generator around every statement of
-    a move cost more than the rest of this module.)"""
-    loop = asyncio.get_running_loop()
-    held = _held.get(loop)
-    if held is None:
-        held = _held[loop] = _LoopConnections()
-        await held.close_at_shutdown()
-    return await held.acquire()
-
-
-async def release(connection: psycopg.AsyncConnection, *, failed: bool = False) -> None:
-    """Give back a connection from :func:`acquire`; ``failed``: its statement raised, and it is
-    closed (in an unknown state: it is never handed out again)."""
-    await _held[asyncio.get_running_loop()].release(connection, failed)
+async def fetch(statement: str, params: Sequence) -> list[tuple]:
+    """Run ``statement`` (it commits by itself) on one of the running loop's connections and
+    return its rows. Raises :class:`ConnectionFailed` if the connection could not be opened or
+    failed meanwhile; the connection of a statement that raised is closed, never used again.
+    (No context manager: a generator around every statement of a move cost more than the rest.)"""
+    held = _held.get(asyncio.get_running_loop()) or await _LoopConnections.start()
+    connection = await held.acquire()
+    try:
+        cursor = await connection.execute(statement, params)
+        rows = await cursor.fetchall()
+    except BaseException as failed:
+        await held.release(connection, failed=True)
+        if isinstance(failed, psycopg.OperationalError | psycopg.InterfaceError):
+            raise ConnectionFailed(str(failed)) from failed
+        raise
+    await held.release(connection, failed=False)
+    return rows
 
 
 class _LoopConnections:
@@ -65,11 +71,15 @@ class _LoopConnections:
         self._closed = False
         self._closer: AsyncIterator[None] | None = None
 
-    async def close_at_shutdown(self) -> None:
-        """Close the idle connections when the loop shuts down: started here, an async generator
-        of the loop is finished (its ``finally`` run) by ``loop.shutdown_asyncgens()``."""
-        self._closer = self._closing()
-        await anext(self._closer)
+    @classmethod
+    async def start(cls) -> _LoopConnections:
+        """The running loop's, closing their idle connections when the loop shuts down: started
+        here, an async generator of the loop is finished (its ``finally`` run) by
+        ``loop.shutdown_asyncgens()``."""
+        held = _held[asyncio.get_running_loop()] = cls()
+        held._closer = held._closing()
+        await anext(held._closer)
+        return held
 
     async def acquire(self) -> psycopg.AsyncConnection:
         await self._slots.acquire()
@@ -110,10 +120,19 @@ async def _connect() -> psycopg.AsyncConnection:
     options = wrapper.settings_dict["OPTIONS"]
     params = wrapper.get_connection_params()  # Django's: database, credentials, adapters, prepare_threshold
     params["cursor_factory"] = psycopg.AsyncCursor if options.get("server_side_binding") else psycopg.AsyncClientCursor
-    opened = await psycopg.AsyncConnection.connect(**params, autocommit=True, application_name=APPLICATION_NAME)
-    # what Django sets on its own connections (DatabaseWrapper._configure_connection)
-    if wrapper.timezone_name and opened.info.parameter_status("TimeZone") != wrapper.timezone_name:
-        await opened.execute("SELECT set_config('TimeZone', %s, false)", [wrapper.timezone_name])
-    if role := options.get("assume_role"):
-        await opened.execute(pg_sql.SQL("SET ROLE {}").format(pg_sql.Identifier(role)))
+    try:
+        opened = await psycopg.AsyncConnection.connect(**params, autocommit=True, application_name=APPLICATION_NAME)
+    except psycopg.OperationalError as failed:
+        raise ConnectionFailed(str(failed)) from failed
+    try:
+        # what Django sets on its own connections (DatabaseWrapper._configure_connection)
+        if wrapper.timezone_name and opened.info.parameter_status("TimeZone") != wrapper.timezone_name:
+            await opened.execute("SELECT set_config('TimeZone', %s, false)", [wrapper.timezone_name])
+        if role := options.get("assume_role"):
+            await opened.execute(pg_sql.SQL("SET ROLE {}").format(pg_sql.Identifier(role)))
+    except BaseException as failed:
+        await opened.close()
+        if isinstance(failed, psycopg.OperationalError):
+            raise ConnectionFailed(str(failed)) from failed
+        raise
     return opened

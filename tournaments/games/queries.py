@@ -142,8 +142,8 @@ def viewer_at(game_id: int, user_id: int | None):
     user_at, player_at = _GAME.width, _GAME.width + _USER.width
     user = _USER.loader(user_at)(row) if row[user_at] is not None else None
     player = _PLAYER.loader(player_at)(row) if row[player_at] is not None else None
-    if user is not None:
-        user.player = player  # the reverse one-to-one's cache: no query when the code asks for it
+    if user is not None:  # cached, "none" too: asking for the user's player costs no query
+        type(user).player.related.set_cached_value(user, player)  # type: ignore[attr-defined]
     return game, user, player, row[-1]
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import weakref
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -35,6 +37,8 @@ from tournaments.games.events import (
 from tournaments.games.feed import feed
 from tournaments.games.turns import TurnPlan, plan_turn
 from tournaments.models import Game, GameEvent, GameSeat, League, Player, SeatInvitation
+
+log = logging.getLogger(__name__)
 
 TURN_TIMES = (None, 30, 60)
 # What appending to a started game's log can change in its row; saving only these keeps the
@@ -585,10 +589,13 @@ class _CachedMove:
     plan: TurnPlan
 
     def written(self) -> CommandResult:
-        """What follows the write: the state, row and seats cached for the next move (the row is
-        the cache's own, as it came: the result and the feed share one copy of it), the result."""
+        """What follows the write: the result, with a copy of the row as committed (the feed
+        shares it), then the state, row and seats cached for the next move (the row is the
+        cache's own, as it came). The copy is taken first: once the row is back in the cache,
+        another thread's next move may take it and change it."""
+        result = CommandResult(game=sql.copy_row(self.game), events=self.rows)
         eventstore.keep_engine_game(self.game, self.state, self.seats, copy=False)
-        return CommandResult(game=sql.copy_row(self.game), events=self.rows)
+        return result
 
 
 def _move_on_cache(game_id, command, player, seat, command_id, expected_seq, cause) -> CommandResult | None:
@@ -634,28 +641,58 @@ async def game_execute_command_async(
     connection). A move this process can make on its cache is written from the loop, in one
     statement on the loop's own connections (``loop_db``); anything else runs on the database
     thread, as any other caller's command. The same checks, events and answers either way."""
+    arguments: dict[str, Any] = {
+        "game_id": game_id,
+        "command": command,
+        "player": player,
+        "command_id": command_id,
+        "expected_seq": expected_seq,
+    }
     if not loop_db.available():
-        return await database_sync_to_async(game_execute_command)(
-            game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
-        )
+        return await database_sync_to_async(game_execute_command)(**arguments)
+    # A task of its own: a consumer cancelled meanwhile (its client went away, the server stops)
+    # must not stop a move between its commit and the feed, the notification and the follow-ups.
+    return await asyncio.shield(_live_command(arguments))
+
+
+async def _live_command(arguments: dict) -> CommandResult:
+    game_id = arguments["game_id"]
     # One command of a game at a time in this process: while one is being written its cached
     # entry is out of the cache, and the next would go to the database thread and replay the log
     # (four passes arrive together at every hand's start).
     async with _live_lock(game_id):
-        move = _cached_move(game_id, command, player, None, command_id, expected_seq, GameEvent.Cause.PLAYER)
-        if move is not None and await queries.write_if_unmoved_async(
-            move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
-        ):
-            result = move.written()
-            game, plan = result.game, move.plan
-            feed.publish(game, move.rows)
-            await scheduler.game_advanced_async(
-                game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
-            )
-            return result
-        return await database_sync_to_async(game_execute_command)(
-            game_id=game_id, command=command, player=player, command_id=command_id, expected_seq=expected_seq
+        move = _cached_move(
+            game_id,
+            arguments["command"],
+            arguments["player"],
+            None,
+            arguments["command_id"],
+            arguments["expected_seq"],
+            GameEvent.Cause.PLAYER,
         )
+        lost = False
+        if move is not None:
+            try:
+                written = await queries.write_if_unmoved_async(
+                    move.game, LOG_FIELDS, move.rows, move.at, move.command_id, move.seat
+                )
+            except loop_db.ConnectionFailed:
+                # Nothing known (it may even have committed): the locked path answers with
+                # authority, a retried command id as the duplicate it is.
+                log.warning("game %s: a loop connection failed; the database thread decides", game_id, exc_info=True)
+                written, lost = False, True
+            if written:
+                result = move.written()
+                game, plan = result.game, move.plan
+                feed.publish(game, move.rows)
+                await scheduler.game_advanced_async(
+                    game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
+                )
+                return result
+        result = await database_sync_to_async(game_execute_command)(**arguments)
+        if lost:
+            notify.notify(game_id, result.game.seq)  # in case the lost statement had committed unannounced
+        return result
 
 
 _live_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()

@@ -200,17 +200,11 @@ def update_and_insert_if(
 async def update_and_insert_if_async(
     obj: Model, field_names: Sequence[str], condition: str, condition_params: Sequence, objs: Sequence[Model]
 ) -> bool:
-    """:func:`update_and_insert_if` from an event loop, on its own connections (``loop_db``)."""
+    """:func:`update_and_insert_if` from an event loop, on its own connections (``loop_db``).
+    Raises ``loop_db.ConnectionFailed`` if the connection failed (whether the statement took
+    effect is then unknown)."""
     statement, params = _update_and_insert(obj, field_names, condition, condition_params, objs)
-    connection = await loop_db.acquire()
-    try:
-        cursor = await connection.execute(statement, params)
-        found = await cursor.fetchall()
-    except BaseException:
-        await loop_db.release(connection, failed=True)
-        raise
-    await loop_db.release(connection)
-    return _inserted(objs, found)
+    return _inserted(objs, await loop_db.fetch(statement, params))
 
 
 def _update_and_insert(

@@ -427,8 +427,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not rows:
             return None, after, seat
         sights: dict[int | None, visibility.Sight] = {}
-        events = []
+        events: list[dict] = []
         for row, held in zip(rows, seats, strict=True):
+            if held is None and game.sealed and self.unseated_kind != ViewerKind.STAFF:
+                # No longer seated at a table whose deals others still play: nothing from this
+                # event on, no state (the seat frame and the close follow).
+                seq = events[-1]["seq"] if events else after
+                return (update_frame(game, events, None, seq=seq) if events else None), seq, None
             sight = sights.get(held) or sights.setdefault(held, self._sight(game, held))
             events.append(visible_event(row, sight))
         return update_frame(game, events, view), rows[-1].seq, seat

@@ -23,14 +23,15 @@ def encode(frame: dict) -> str:
     return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def update_frame(game: Game, events: list[dict], view: bytes | None) -> str:
+def update_frame(game: Game, events: list[dict], view: bytes | None, seq: int | None = None) -> str:
     """``{"type": "update", "seq", "status", "turn_deadline", "events", "state"}``: ``events``
     (each already as the viewer may see it) and ``view`` (the JSON of the viewer's state after
-    them, from :meth:`StateFrames.view`; None before the game starts), at the game row's seq."""
+    them, from :meth:`StateFrames.view`; None before the game starts or for a viewer who may see
+    no more), at ``seq`` (default: the game row's)."""
     head = orjson.dumps(
         {
             "type": "update",
-            "seq": game.seq,
+            "seq": game.seq if seq is None else seq,
             "status": game.status,
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
             "events": events,

@@ -1,6 +1,6 @@
 """The event loop's own PostgreSQL connections (live moves are written on them): kept and
-reused, never more than the setting allows, a failed one never used again, all closed when
-their loop ends."""
+reused, never more than the setting allows, a failed one never used again, one the server
+dropped reported as failed, all closed when their loop ends."""
 
 import asyncio
 
@@ -26,12 +26,7 @@ def _open_loop_connections() -> list[int]:
 
 
 async def _backend_pid(sleep: float = 0.0) -> int:
-    held = await loop_db.acquire()
-    try:
-        cursor = await held.execute("SELECT pg_backend_pid(), pg_sleep(%s)", [sleep])
-        (pid, _) = await cursor.fetchone()
-    finally:
-        await loop_db.release(held)
+    [(pid, _)] = await loop_db.fetch("SELECT pg_backend_pid(), pg_sleep(%s)", [sleep])
     return pid
 
 
@@ -56,13 +51,29 @@ def test_no_more_connections_than_the_setting_allows_run_at_once(settings):
 
 def test_a_connection_whose_statement_failed_is_not_handed_out_again():
     async def fail_then_succeed():
-        held = await loop_db.acquire()
-        failed = (await (await held.execute("SELECT pg_backend_pid()")).fetchone())[0]
+        failed = await _backend_pid()
         with pytest.raises(psycopg.errors.UndefinedTable):
-            await held.execute("SELECT * FROM no_such_table")
-        await loop_db.release(held, failed=True)
+            await loop_db.fetch("SELECT * FROM no_such_table", [])
         return failed, await _backend_pid()
 
     failed, next_pid = asyncio.run(fail_then_succeed())
     assert failed != next_pid
     assert _open_loop_connections() == []
+
+
+def test_a_connection_the_server_dropped_is_reported_failed_and_the_next_statement_opens_another():
+    async def dropped():
+        first = await _backend_pid()
+        await asyncio.to_thread(_terminate, first)  # a server restart, an idle-session timeout
+        with pytest.raises(loop_db.ConnectionFailed):
+            await loop_db.fetch("SELECT 1", [])
+        return first, await _backend_pid()
+
+    first, second = asyncio.run(dropped())
+    assert first != second
+    assert _open_loop_connections() == []
+
+
+def _terminate(pid: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])

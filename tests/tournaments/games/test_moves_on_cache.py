@@ -12,8 +12,10 @@ from django.test.utils import CaptureQueriesContext
 
 from hearts_league.api import DomainError
 from tests.tournaments.helpers import next_command, seated_table
-from tournaments.games import eventstore
+from tournaments.dispatch import notify
+from tournaments.games import eventstore, loop_db
 from tournaments.games import services as game_services
+from tournaments.games.feed import feed
 from tournaments.games.services import game_execute_command
 from tournaments.models import Game, GameEvent
 
@@ -221,4 +223,83 @@ def test_with_moves_on_cache_off_a_live_move_goes_to_the_database_thread(setting
     monkeypatch.setattr(game_services, "game_execute_command", recorded)
     _move(game.pk, people, seat=1, path="event loop")
     assert threaded == [people[1]]
+    _clean(game)
+
+
+def test_a_moves_result_is_the_row_as_committed_even_if_the_next_move_takes_the_row_at_once(monkeypatch, path):
+    """Found by review: the result (the ack's seq, the feed's row, the notified seq) was copied
+    from the row after it went back to the cache, where another thread's next move could already
+    be changing it to a seq not committed yet."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    kept = eventstore.keep_engine_game
+
+    def next_move_takes_it_at_once(game_row, state, seats=None, **options):
+        kept(game_row, state, seats, **options)
+        entry = eventstore.engine_cache.take_for_move(game_row.pk)
+        if entry is not None:  # what another thread's next move does first
+            entry.row.seq += 1
+            eventstore.engine_cache.put(game_row.pk, entry.version, entry.state, entry.row, entry.seats)
+
+    monkeypatch.setattr(eventstore, "keep_engine_game", next_move_takes_it_at_once)
+    result = _move(game.pk, people, seat=1, path=path)
+    stored = Game.objects.get(pk=game.pk)
+    assert result.game.seq == stored.seq == result.events[-1].seq
+    assert feed.game(game.pk, stored.seq).seq == stored.seq
+
+
+def test_a_live_move_its_connection_stopped_waiting_for_is_still_announced(monkeypatch):
+    """A consumer cancelled between the commit and the feed (its client went away, the server
+    stops): the move is committed, so the feed, the notification and the follow-ups still go."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    notified, real_fetch = [], loop_db.fetch
+    monkeypatch.setattr(notify, "notify", lambda game_id, seq: notified.append(seq))
+
+    async def cancelled_after_the_commit():
+        waiting = asyncio.ensure_future(
+            game_services.game_execute_command_async(game_id=game.pk, player=people[1], command=command)
+        )
+
+        async def committed_then_cancelled(statement, params):
+            rows = await real_fetch(statement, params)
+            waiting.cancel()  # the consumer waiting for the move goes away
+            await asyncio.sleep(0)  # where psycopg would be, reading the result
+            return rows
+
+        monkeypatch.setattr(loop_db, "fetch", committed_then_cancelled)
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        for _ in range(20):  # the move's own task goes on
+            await asyncio.sleep(0.01)
+
+    asyncio.run(cancelled_after_the_commit())
+    stored = Game.objects.get(pk=game.pk)
+    assert notified == [stored.seq] and feed.game(game.pk, stored.seq).seq == stored.seq
+    _clean(game)
+
+
+@pytest.mark.parametrize("committed", [False, True])
+def test_a_live_move_whose_loop_connection_failed_is_decided_on_the_database_thread(monkeypatch, committed):
+    """The connection fails before the statement reaches the server (a restart dropped it), or
+    after it committed: either way the locked path answers, the move is in the log once, and the
+    game is announced at its seq."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    notified, real_fetch = [], loop_db.fetch
+    monkeypatch.setattr(notify, "notify", lambda game_id, seq: notified.append(seq))
+
+    async def failing(statement, params):
+        if committed:
+            await real_fetch(statement, params)
+        raise loop_db.ConnectionFailed("the server closed the connection")
+
+    monkeypatch.setattr(loop_db, "fetch", failing)
+    result = _execute("event loop", game_id=game.pk, player=people[1], command=command, command_id="pass-1")
+    assert result.duplicate == committed
+    passes = [seat for _, kind, seat in _log(game) if kind == "CardsPassed"]
+    assert passes == [0, 1]
+    assert Game.objects.get(pk=game.pk).seq in notified
     _clean(game)

@@ -232,3 +232,11 @@ def test_connection_rows_are_written_read_and_dropped_as_the_orm_would():
     assert SeatConnection.objects.filter(seat=seat).count() == 1
     connection_closed(seat, "c" * 32)
     assert not SeatConnection.objects.filter(seat=seat).exists() and not player_connected(seat, people[1].pk)
+
+
+def test_a_viewer_without_a_player_is_read_without_another_query(django_assert_num_queries):
+    game, _, _ = seated_table()
+    user = UserFactory()
+    _, user_read, player, _ = viewer_at(game.pk, user.pk)
+    with django_assert_num_queries(0):
+        assert player is None and visibility.sight(game, user_read, seats=[]).kind == visibility.ViewerKind.MEMBER

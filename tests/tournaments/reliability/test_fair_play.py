@@ -239,3 +239,40 @@ def test_seating_another_player_needs_their_invitation_accepted(scheduler):
     assert client_for(invitee).post(f"/api/invitations/{invitation['id']}/decline/").json()["status"] == "declined"
     joined = client_for(others[0]).post(f"/api/games/{again.json()['id']}/join/", {"seat": 1}, format="json")
     assert joined.status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_swapped_out_of_a_sealed_table_is_sent_nothing_that_followed_the_swap():
+    """Found by review: the events after the swap came in the same update as the swap itself,
+    with a spectator's state (the trick on the table), before the close that ends the socket."""
+    from tests.tournaments.helpers import next_command, seated_table
+    from tournaments.games.services import game_reassign_seat
+
+    game, people, _ = await database_sync_to_async(seated_table)(sealed=True)
+    outsider = await database_sync_to_async(PlayerFactory)()
+    socket, connected, _ = await connect(game, people[2], after=0)
+    assert connected
+    await drain(socket)
+
+    def swap_then_play():
+        def move(players, seat=None):
+            current = Game.objects.get(pk=game.pk)
+            seat = eventstore.read_engine_game(current, lambda s: s.to_act[0]) if seat is None else seat
+            view = eventstore.read_engine_game(current, lambda s: s.view(seat))
+            game_execute_command(game_id=game.pk, player=players[seat], command=next_command(view))
+
+        for seat in range(4):
+            move(people, seat)  # the passes
+        swapped_at = game_reassign_seat(game_id=game.pk, seat=2, player=outsider).seq
+        move([*people[:2], outsider, *people[3:]])  # the first card after the swap
+        return swapped_at
+
+    swapped_at = await database_sync_to_async(swap_then_play)()
+    frames = []
+    while (message := await socket.receive_output(timeout=5))["type"] != "websocket.close":
+        frames.append(json.loads(message["text"]))
+    assert message["code"] == 4403
+    updates = [f for f in frames if f["type"] == "update"]
+    assert [e["seq"] for f in updates for e in f["events"] if e["seq"] >= swapped_at] == []
+    assert all(f["seq"] < swapped_at for f in updates)
+    assert [f["seat"] for f in frames if f["type"] == "seat"] == [None]
