@@ -3,6 +3,7 @@ reused, never more than the setting allows, a failed one never used again, one t
 dropped reported as failed, all closed when their loop ends."""
 
 import asyncio
+import time
 
 import psycopg
 import pytest
@@ -17,12 +18,19 @@ pytestmark = [
 
 
 def _open_loop_connections() -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
-            [loop_db.APPLICATION_NAME],
-        )
-        return [pid for (pid,) in cursor.fetchall()]
+    """The loop connections the server still lists, once those just closed have gone (a backend
+    leaves pg_stat_activity a moment after its client closed the connection)."""
+    for _ in range(50):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = %s AND datname = current_database()",
+                [loop_db.APPLICATION_NAME],
+            )
+            pids = [pid for (pid,) in cursor.fetchall()]
+        if not pids:
+            return []
+        time.sleep(0.1)
+    return pids
 
 
 async def _backend_pid(sleep: float = 0.0) -> int:
