@@ -1,12 +1,16 @@
 """What a game's change schedules once its transaction commits: CPU moves, turn timers, away
 checks and the finished-game follow-ups. Tasks are sent to Celery by name (their code is in
 ``tournaments.autoplay.tasks``), so nothing that plays a game imports the code that plays for a seat.
+
+A change written from a server's event loop (a live player's move) keeps its turn's deadline on
+that loop instead of sending a turn timer per card played (:class:`LoopTurnClocks`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from datetime import datetime
 
 from celery import Celery, current_app
@@ -63,13 +67,16 @@ def game_advanced(
 
 
 async def game_advanced_async(
-    game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None, finished: bool = False
+    game_id: int, seq: int, cpu_to_act: bool, deadline: datetime | None, finished: bool = False
 ) -> None:
     """:func:`game_advanced` from a server's event loop: the notification is sent from the loop,
-    what is scheduled from a thread (sending a Celery task blocks), only when there is some."""
+    the turn's ``deadline`` (the row's, after the change; None: no clock runs) is kept by the
+    loop's clocks, and the rest is sent from a thread (sending a Celery task blocks), only when
+    there is some."""
     notify.notify(game_id, seq)
-    if finished or cpu_to_act or new_deadline is not None:
-        await asyncio.to_thread(_follow_up, game_id, seq, cpu_to_act, new_deadline, finished)
+    turn_clocks().keep(game_id, None if finished else deadline)
+    if finished or cpu_to_act:
+        await asyncio.to_thread(_follow_up, game_id, seq, cpu_to_act, None, finished)
 
 
 def _follow_up(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime | None, finished: bool) -> None:
@@ -85,3 +92,68 @@ def _follow_up(game_id: int, seq: int, cpu_to_act: bool, new_deadline: datetime 
             backend.turn_timer(game_id, new_deadline)
     except Exception:
         log.exception("could not schedule the follow-ups of game %s at seq %s; the sweeper will", game_id, seq)
+
+
+# --- turn clocks kept on a server's event loop ---------------------------------------------------
+
+TURN_TIMER_LEAD = 1.0
+"""Seconds before a deadline kept on a loop at which its turn timer is sent. The task carries the
+deadline and fires at it, on the worker's own clock: sent a little early, a worker whose clock
+is behind the server's is not asked before its time (it would drop the timer as not due)."""
+
+
+class LoopTurnClocks:
+    """The turn deadlines of the games whose live moves one event loop wrote, one timer each.
+
+    At a clocked table every card played starts the next turn, with a new deadline. Sending a
+    Celery countdown for each (as :func:`game_advanced` does) costs the server a broker round trip
+    a play and leaves the worker holding every timer a later play made stale; kept here, a play
+    replaces the game's timer on the loop, and only a deadline that comes near sends its task.
+    Lost with the process (a crash, a restart): the sweeper makes the overdue move
+    (``HEARTS_SWEEP_GRACE`` after the deadline, at its next run), as for any lost timer.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._loop = loop
+        self._pending: dict[int, tuple[datetime, asyncio.TimerHandle]] = {}
+
+    def keep(self, game_id: int, deadline: datetime | None) -> None:
+        """The game's turn deadline is now ``deadline`` (None: none runs): set, move or stop its timer."""
+        held = self._pending.get(game_id)
+        if held is not None and held[0] == deadline:
+            return
+        if held is not None:
+            held[1].cancel()
+            del self._pending[game_id]
+        if deadline is None:
+            return
+        delay = max(0.0, (deadline - timezone.now()).total_seconds() - TURN_TIMER_LEAD)
+        self._pending[game_id] = (deadline, self._loop.call_later(delay, self._due, game_id, deadline))
+
+    def deadline(self, game_id: int) -> datetime | None:
+        """The deadline this loop keeps for the game, if any."""
+        held = self._pending.get(game_id)
+        return held[0] if held is not None else None
+
+    def _due(self, game_id: int, deadline: datetime) -> None:
+        self._pending.pop(game_id, None)
+        self._loop.run_in_executor(None, _send_turn_timer, game_id, deadline)
+
+
+_loop_clocks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LoopTurnClocks] = weakref.WeakKeyDictionary()
+
+
+def turn_clocks() -> LoopTurnClocks:
+    """The running event loop's turn clocks."""
+    loop = asyncio.get_running_loop()
+    clocks = _loop_clocks.get(loop)
+    if clocks is None:
+        clocks = _loop_clocks[loop] = LoopTurnClocks(loop)
+    return clocks
+
+
+def _send_turn_timer(game_id: int, deadline: datetime) -> None:
+    try:
+        backend.turn_timer(game_id, deadline)
+    except Exception:
+        log.exception("could not send the turn timer of game %s; the sweeper will make its move", game_id)

@@ -686,7 +686,7 @@ async def _live_command(arguments: dict) -> CommandResult:
                 game, plan = result.game, move.plan
                 feed.publish(game, move.rows)
                 await scheduler.game_advanced_async(
-                    game.pk, game.seq, plan.cpu_to_act, plan.new_deadline, finished=game.is_over
+                    game.pk, game.seq, plan.cpu_to_act, game.turn_deadline, finished=game.is_over
                 )
                 return result
         result = await database_sync_to_async(game_execute_command)(**arguments)

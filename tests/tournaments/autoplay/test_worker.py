@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
+from channels.db import database_sync_to_async
 
 from tests.conftest import REDIS_URL
 from tests.factories import PlayerFactory
 from tests.processes import USING_POSTGRES, start_worker, stop, wait_for
-from tournaments.games.services import SeatSpec, game_create, game_execute_command
+from tests.tournaments.helpers import next_command
+from tournaments.games import eventstore
+from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_execute_command_async
 from tournaments.live import presence
 from tournaments.models import Game, GameEvent, GameSeat
 
@@ -81,6 +85,42 @@ def test_a_stale_timer_after_human_moves_appends_nothing(worker):
     wait_for(lambda: GameEvent.objects.filter(game=game, type="CardPlayed").exists(), timeout=20)
     assert time.monotonic() - created >= 4.8, "the first play's timer ran its full turn time"
     assert GameEvent.objects.get(game=game, type="CardPlayed").cause == GameEvent.Cause.TIMER
+
+
+def test_a_live_player_who_lets_the_clock_run_out_gets_the_cpu_s_move_at_the_deadline(worker):
+    """Live plays keep their turn's deadline on the server's loop (no Celery task a card): the
+    timer goes to the worker as the deadline nears, and the worker moves for the seat at it (no
+    sweeper runs here: without that send the table would wait for ever)."""
+    people, seats = _humans(4)
+    game = game_create(creator=people[0], turn_seconds=60, seats=seats)  # 60 s x 0.05 = 3 s turns
+
+    def awaited() -> tuple[int, dict] | None:
+        row = Game.objects.get(pk=game.pk)
+        to_act = eventstore.read_engine_game(row, lambda state: state.to_act)
+        if not to_act:
+            return None
+        return to_act[0], eventstore.read_engine_game(row, lambda state, seat=to_act[0]: state.view(seat))
+
+    def timed_out() -> bool:
+        return GameEvent.objects.filter(game=game, cause=GameEvent.Cause.TIMER).exists()
+
+    async def table() -> float:
+        # the passes and three cards, as the seats' live connections send them
+        while await database_sync_to_async(GameEvent.objects.filter(game=game, type="CardPlayed").count)() != 3:
+            seat, view = await database_sync_to_async(awaited)()
+            await game_execute_command_async(game_id=game.pk, player=people[seat], command=next_command(view))
+        last_play = time.monotonic()
+        while not await database_sync_to_async(timed_out)():  # the fourth seat lets its time run out
+            if time.monotonic() - last_play > 15:
+                raise AssertionError("no move was made for the seat whose time ran out")
+            await asyncio.sleep(0.05)
+        return time.monotonic() - last_play
+
+    waited = asyncio.run(table())
+    assert waited >= 2.9, "the timer fired before the turn time"
+    assert waited < 5, "the move came late (a lost timer made good by a sweeper would be later still)"
+    plays = GameEvent.objects.filter(game=game, type="CardPlayed").order_by("seq")
+    assert [play.cause for play in plays[:4]] == [GameEvent.Cause.PLAYER] * 3 + [GameEvent.Cause.TIMER]
 
 
 def test_a_disconnected_seat_goes_to_the_cpu_after_the_grace_period_and_comes_back(worker):
