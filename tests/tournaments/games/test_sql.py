@@ -117,6 +117,59 @@ def test_update_and_insert_if_writes_both_when_the_row_matches_and_neither_when_
     assert GameEvent.objects.filter(game=game).count() == 2 and Game.objects.get(pk=game.pk).seq == 5
 
 
+@pytest.mark.skipif("db_connection.vendor != 'postgresql'", reason="data-modifying WITH is PostgreSQL's")
+@pytest.mark.parametrize("final_totals", [None, [3, 26, 0, 101]])
+def test_update_and_insert_if_stores_what_the_orm_would_whatever_the_values(final_totals):
+    """The move's values go to PostgreSQL as JSON documents: every field the move writes reads back
+    as the ORM's own save and bulk_create store it (nulls, datetimes with and without
+    microseconds, text JSON escapes, integers beyond 64 bits and keys that are not strings)."""
+    from tournaments.games.services import LOG_FIELDS
+
+    written, saved = GameFactory(seq=3, head_hash="a" * 64), GameFactory(seq=3, head_hash="a" * 64)
+    payloads = [
+        {"name": 'Ñandú 😀 "quoted" \\ back\nslash\t\u0001', "nested": {"b": [1, {"c": None}], "a": True}},
+        {"seats": {1: "x", 0: "y"}, "big": 2**70, "negative": -(2**63)},  # what orjson does not write
+        {},
+    ]
+    for game in (written, saved):
+        game.seq, game.head_hash, game.status = 6, "b" * 64, Game.Status.FINISHED
+        game.finished_at = datetime(2026, 11, 29, 12, 0, 1, tzinfo=UTC)  # no microseconds
+        game.turn_deadline = datetime(2026, 11, 29, 12, 0, 1, 999999, tzinfo=UTC)
+        game.final_totals, game.winner_seat, game.turn_key, game.cpu_due_at = final_totals, None, "1:13:4", None
+
+    def rows(game):
+        return [
+            GameEvent(
+                game_id=game.pk,
+                seq=4 + index,
+                type="Ünusual" * 5,
+                version=32767,
+                payload=payload,
+                recorded_at=datetime(2026, 11, 29, 12, 0, index, 5 * index, tzinfo=UTC),
+                command_id="c" * 64 if index else "",
+                actor_seat=None if index == 1 else index,
+                cause=GameEvent.Cause.TIMER,
+                hash=f"{index:064d}",
+            )
+            for index, payload in enumerate(payloads)
+        ]
+
+    assert sql.update_and_insert_if(written, LOG_FIELDS, '"seq" = %s', [3], rows(written))
+    saved.save(update_fields=LOG_FIELDS)
+    GameEvent.objects.bulk_create(rows(saved))
+
+    def stored(game) -> tuple:
+        row = {name: value for name, value in _fields(Game.objects.get(pk=game.pk)).items() if name in LOG_FIELDS}
+        events = [
+            {name: value for name, value in _fields(event).items() if name not in ("id", "game_id")}
+            for event in GameEvent.objects.filter(game=game).order_by("seq")
+        ]
+        return row, events
+
+    assert stored(written) == stored(saved)
+    assert stored(written)[1][1]["payload"] == {"seats": {"1": "x", "0": "y"}, "big": 2**70, "negative": -(2**63)}
+
+
 def test_update_of_a_deleted_row_raises():
     game = GameFactory()
     Game.objects.filter(pk=game.pk).delete()
