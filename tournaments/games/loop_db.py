@@ -40,7 +40,9 @@ class ConnectionFailed(Exception):
 
 def available() -> bool:
     """Whether moves may be written from the event loop: PostgreSQL, moves on the cache."""
-    return settings.HEARTS_MOVES_ON_CACHE and connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+    from tournaments.games.sql import vendor  # sql runs its statements here: it imports this module
+
+    return settings.HEARTS_MOVES_ON_CACHE and vendor() == "postgresql"
 
 
 async def fetch(statement: str, params: Sequence) -> list[tuple]:
