@@ -29,6 +29,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from psycopg import pq
 from psycopg import sql as pg_sql
 
+from hearts_league.runtime import database_vendor
+
 APPLICATION_NAME = "hearts-loop"
 """The ``application_name`` of these connections (``pg_stat_activity`` tells them apart)."""
 
@@ -40,9 +42,7 @@ class ConnectionFailed(Exception):
 
 def available() -> bool:
     """Whether moves may be written from the event loop: PostgreSQL, moves on the cache."""
-    from tournaments.games.sql import vendor  # sql runs its statements here: it imports this module
-
-    return settings.HEARTS_MOVES_ON_CACHE and vendor() == "postgresql"
+    return settings.HEARTS_MOVES_ON_CACHE and database_vendor() == "postgresql"
 
 
 async def fetch(statement: str, params: Sequence) -> list[tuple]:

@@ -19,19 +19,12 @@ from datetime import datetime
 from typing import Generic, TypeVar, cast
 
 import orjson
-from django.db import DEFAULT_DB_ALIAS, connections, models
+from django.db import DEFAULT_DB_ALIAS, models
 from django.db import connection as default_connection
 from django.db.models import Field, Model
 
+from hearts_league.runtime import database_vendor
 from tournaments.games import loop_db
-
-
-@functools.cache
-def vendor() -> str:
-    """The default database's vendor (``"postgresql"``, ``"sqlite"``), read once: it is fixed for
-    the process, and every ``connection.vendor`` goes through the connection handler's
-    async-aware locals (a few percent of a live move's CPU)."""
-    return connections[DEFAULT_DB_ALIAS].vendor
 
 
 def quote(name: str) -> str:
@@ -51,9 +44,9 @@ class Statement:
         self._built: dict[str, str] = {}
 
     def __str__(self) -> str:
-        text = self._built.get(vendor())
+        text = self._built.get(database_vendor())
         if text is None:
-            text = self._built[vendor()] = self._build()
+            text = self._built[database_vendor()] = self._build()
         return text
 
 
@@ -225,7 +218,7 @@ def _update_and_insert(
     JSON object, the condition's parameters, the inserted rows as one JSON array (``_JsonColumns``)."""
     inserting = type(objs[0]) if objs else None
     statement, updated, inserted = _update_and_insert_statement(
-        type(obj), tuple(field_names), condition, inserting, vendor()
+        type(obj), tuple(field_names), condition, inserting, database_vendor()
     )
     params = [updated.record(obj), obj.pk, *condition_params]
     if inserted is not None:
