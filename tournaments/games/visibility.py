@@ -113,6 +113,31 @@ def seat_of_player(seats, player_id: int | None) -> int | None:
     return None
 
 
+SEATING_EVENTS = ("PlayersSeated", "SeatReassigned")
+"""The events that say who sits where: the seat a viewer holds at an event comes from them."""
+
+
+def seat_after_event(event_type: str, payload: dict, seat: int | None, player_id: int | None) -> int | None:
+    """The seat ``player_id`` holds after an event of the log, given ``seat``, the one held before it."""
+    if event_type == "PlayersSeated":
+        return seat_of_player(payload["seats"], player_id)
+    if event_type == "SeatReassigned":
+        if player_id is not None and payload["player_id"] == player_id:
+            return payload["seat"]
+        if seat == payload["seat"]:
+            return None
+    return seat
+
+
+def seat_at(game_id: int, player_id: int | None, seq: int) -> int | None:
+    """The seat ``player_id`` held once the game's log was at ``seq``, from its seating events."""
+    seat = None
+    seating = GameEvent.objects.filter(game_id=game_id, seq__lte=seq, type__in=SEATING_EVENTS).order_by("seq")
+    for event_type, payload in seating.values_list("type", "payload"):
+        seat = seat_after_event(event_type, payload, seat, player_id)
+    return seat
+
+
 HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
 """Table events' fields shown only once everything may be shown (the salt of a sealed game
 would let a player at another table test guesses of the shared deal against its commitments)."""

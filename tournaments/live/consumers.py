@@ -42,7 +42,6 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_HIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOOD = 4429
-SEATING_EVENTS = {"PlayersSeated", "SeatReassigned"}
 
 
 def _shows_state(game: Game, rows: list) -> bool:
@@ -105,6 +104,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._refuse(CLOSE_NOT_FOUND, "game_not_found", f"There is no game {self.game_id}.")
             return
         self.seat, self.unseated_kind, self.sealed, seq = opened
+        self.seat_seq = seq  # the seat was read with the game at this seq
         self.language = scope_language(self.scope, self.player.language if self.player is not None else None)
         if self.sealed and self.seat is None and self.unseated_kind != ViewerKind.STAFF:
             await self._refuse(
@@ -240,6 +240,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         if self.player is None:
             await self.error("not_seated", "Spectators cannot play.", command_id=command_id)
             return
+        if self.seat is None:  # refused here, not behind the table's own moves (game_services' answer)
+            await self.error("not_seated", "You do not sit at this table.", command_id=command_id)
+            return
         try:
             values, command_id, expected_seq = parse_command(frame)
         except ValidationError as invalid:
@@ -359,7 +362,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 except _AfterBeyondGame as beyond:
                     # Going on from a seq the game has not reached would skip every event up
                     # to it: go on from the game's seq and tell the client.
-                    self.sent_seq = beyond.seq
+                    self.sent_seq = self.seat_seq = beyond.seq
                     await self.error(
                         "after_beyond_game",
                         f"The game is at seq {beyond.seq}; there is "
@@ -371,16 +374,19 @@ class GameConsumer(AsyncWebsocketConsumer):
                 await self.send(text_data=frame)
             self.sent_seq = max(seq, start) if restart else max(self.sent_seq, seq)
             await self._seat_changed(seat, "seats_changed")
+            self.seat_seq = self.sent_seq
 
     def _frames_in_memory(self, after: int, at_least: int) -> tuple[str | None, int, int | None] | None:
         """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
         case after a notification: one connection read it, or this process wrote it); else
         None. Runs on the event loop: no thread hop, no database."""
+        if after != self.seat_seq:
+            return None  # the seat held at ``after`` is read from the log (_frames_after)
         cached = feed.cached(self.game_id, at_least, after)
         if cached is None:
             return None
         game, rows = cached
-        seats, seat = self._seats_through(rows)
+        seats, seat = self._seats_through(rows, self.seat)
         if not _shows_state(game, rows):
             return self._update(game, rows, seats, seat, after, None)
         hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat))
@@ -395,28 +401,28 @@ class GameConsumer(AsyncWebsocketConsumer):
         if game.seq == after:
             return None, after, self.seat
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
-        seats, seat = self._seats_through(rows)
+        seats, seat = self._seats_through(rows, self.seat if after == self.seat_seq else self._seat_at(after))
         view = None
         if _shows_state(game, rows):
             view = eventstore.read_engine_game(game, lambda s: state_frames.view(game, s, seat), rows)
         return self._update(game, rows, seats, seat, after, view)
 
-    def _seats_through(self, rows: list) -> tuple[list[int | None], int | None]:
-        """The seat this connection's player holds at each of ``rows`` and after the last: the
-        log says who sits where (PlayersSeated, SeatReassigned), so every frame is redacted for
-        whoever holds the seat at that event, never for the seat held at connect."""
-        seat, seats = self.seat, []
+    def _seats_through(self, rows: list, seat: int | None) -> tuple[list[int | None], int | None]:
+        """The seat this connection's player holds at each of ``rows`` and after the last, given
+        ``seat``, the one held just before the first: the log says who sits where
+        (PlayersSeated, SeatReassigned), so every frame is redacted for whoever holds the seat at
+        that event, never for the seat held at connect."""
         player_id = self.player.pk if self.player is not None else None
+        seats = []
         for row in rows:
-            if row.type == "PlayersSeated":
-                seat = visibility.seat_of_player(row.payload["seats"], player_id)
-            elif row.type == "SeatReassigned":
-                if row.payload["player_id"] == player_id and player_id is not None:
-                    seat = row.payload["seat"]
-                elif seat == row.payload["seat"]:
-                    seat = None
+            seat = visibility.seat_after_event(row.type, row.payload, seat, player_id)
             seats.append(seat)
         return seats, seat
+
+    def _seat_at(self, seq: int) -> int | None:
+        """The seat this connection's player held once the log was at ``seq``: a resume, or a
+        connection going on from before the seq its seat was read at."""
+        return visibility.seat_at(self.game_id, self.player.pk if self.player is not None else None, seq)
 
     def _update(
         self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: bytes | None
@@ -428,14 +434,19 @@ class GameConsumer(AsyncWebsocketConsumer):
             return None, after, seat
         sights: dict[int | None, visibility.Sight] = {}
         events: list[dict] = []
-        for row, held in zip(rows, seats, strict=True):
-            if held is None and game.sealed and self.unseated_kind != ViewerKind.STAFF:
-                # No longer seated at a table whose deals others still play: nothing from this
-                # event on, no state (the seat frame and the close follow).
-                seq = events[-1]["seq"] if events else after
-                return (update_frame(game, events, None, seq=seq) if events else None), seq, None
+        shown = len(rows)
+        if seat is None and game.sealed and self.unseated_kind != ViewerKind.STAFF:
+            # No longer seated at a table whose deals others still play: nothing from the event
+            # after which they never sit again, no state (the seat frame and the close follow).
+            # Events before their first seat (a director seated them mid-game) are shown.
+            while shown and seats[shown - 1] is None:
+                shown -= 1
+        for row, held in zip(rows[:shown], seats[:shown], strict=True):
             sight = sights.get(held) or sights.setdefault(held, self._sight(game, held))
             events.append(visible_event(row, sight))
+        if shown < len(rows):
+            seq = events[-1]["seq"] if events else after
+            return (update_frame(game, events, None, seq=seq) if events else None), seq, None
         return update_frame(game, events, view), rows[-1].seq, seat
 
     def _sight(self, game: Game, seat: int | None) -> visibility.Sight:

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from ratings.models import QueueEntry
 from tests.factories import LeagueFactory, PlayerFactory
 from tests.tournaments.helpers import client_for, play_through_services
-from tests.tournaments.live.test_game_consumer import connect, drain, frames_until
+from tests.tournaments.live.test_game_consumer import connect, drain, events_of, frames_until
 from tournaments.autoplay.sweeper import game_run_finished_hooks
 from tournaments.competitions import services as competitions
 from tournaments.games import eventstore
@@ -276,3 +276,95 @@ async def test_a_player_swapped_out_of_a_sealed_table_is_sent_nothing_that_follo
     assert [e["seq"] for f in updates for e in f["events"] if e["seq"] >= swapped_at] == []
     assert all(f["seq"] < swapped_at for f in updates)
     assert [f["seat"] for f in frames if f["type"] == "seat"] == [None]
+
+
+def _move(game, players, seat=None):
+    """The first legal command of ``seat`` (default: the first awaited), through the services."""
+    from tests.tournaments.helpers import next_command
+
+    current = Game.objects.get(pk=game.pk)
+    seat = eventstore.read_engine_game(current, lambda s: s.to_act[0]) if seat is None else seat
+    view = eventstore.read_engine_game(current, lambda s: s.view(seat))
+    game_execute_command(game_id=game.pk, player=players[seat], command=next_command(view))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_the_director_seats_at_a_sealed_table_catches_up_from_the_start_and_stays():
+    """Found by review: catching up from before the newcomer's seat was given, the events before
+    it (when they sat nowhere) cut the update short as if they had been swapped out; they were
+    closed as hidden and their seat's away grace began."""
+    from tests.tournaments.helpers import seated_table
+    from tournaments.games.services import game_reassign_seat
+
+    game, people, _ = await database_sync_to_async(seated_table)(sealed=True)
+    newcomer = await database_sync_to_async(PlayerFactory)()
+
+    def passes_then_swap():
+        for seat in range(4):
+            _move(game, people, seat)
+        return game_reassign_seat(game_id=game.pk, seat=2, player=newcomer).seq
+
+    swapped_at = await database_sync_to_async(passes_then_swap)()
+    socket, connected, _ = await connect(game, newcomer, after=0)
+    assert connected
+    frames = await drain(socket)
+    assert [f["type"] for f in frames if f["type"] in ("seat", "error")] == []
+    updates = [f for f in frames if f["type"] == "update"]
+    assert [e["seq"] for f in updates for e in f["events"]] == list(range(1, swapped_at + 1))
+    assert updates[-1]["state"]["seat"] == 2 and len(updates[-1]["state"]["hand"]) == 13
+    passes = [e for f in updates for e in f["events"] if e["type"] == "CardsPassed"]
+    assert passes and all(e["payload"]["cards"] is None for e in passes)  # passed before they sat: unseen
+    assert await socket.receive_nothing(timeout=0.3)  # still open
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_newcomer_resuming_from_before_their_seat_sees_the_earlier_events_as_they_stood_then():
+    """Found by review (older than the update frames): a resume from before a director's swap
+    redacted the earlier events for the seat held now, so the newcomer saw the cards the seat's
+    previous player had passed in the hand before."""
+    from tests.tournaments.helpers import seated_table
+    from tournaments.games.services import game_reassign_seat
+
+    game, people, _ = await database_sync_to_async(seated_table)()
+    newcomer = await database_sync_to_async(PlayerFactory)()
+
+    def hand_one_then_swap():
+        while not GameEvent.objects.filter(game=game, type="HandScored").exists():
+            _move(game, people)
+        passed = GameEvent.objects.get(game=game, type="CardsPassed", payload__seat=2)
+        return game_reassign_seat(game_id=game.pk, seat=2, player=newcomer).seq, passed.seq
+
+    swapped_at, passed_at = await database_sync_to_async(hand_one_then_swap)()
+    socket, connected, _ = await connect(game, newcomer, after=swapped_at)
+    assert connected
+    await drain(socket)
+    for after in (2, 0, passed_at - 1):  # resumes from before the seat was theirs
+        await socket.send_to(text_data=json.dumps({"type": "resume", "after": after}))
+        shown = [e for e in events_of(await drain(socket)) if e["seq"] == passed_at]
+        assert shown and shown[0]["payload"]["cards"] is None, (after, shown)
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_viewer_who_sits_nowhere_is_refused_a_move_before_it_reaches_the_table(monkeypatch):
+    """A signed-in viewer (a guest will do) sending plays to a table they do not sit at is
+    answered not_seated by the connection itself: their frames never queue behind the table's
+    own moves."""
+    from tests.tournaments.helpers import seated_table
+    from tournaments.games import services as game_services
+
+    game, _, _ = await database_sync_to_async(seated_table)()
+    stranger = await database_sync_to_async(PlayerFactory)()
+    socket, connected, _ = await connect(game, stranger, after=0)
+    assert connected
+    await drain(socket)
+
+    async def reached(**command):
+        raise AssertionError(f"a stranger's command reached the table: {command}")
+
+    monkeypatch.setattr(game_services, "game_execute_command_async", reached)
+    await socket.send_to(text_data=json.dumps({"type": "play", "card": "2C", "command_id": "x1"}))
+    frames = await frames_until(socket, lambda f: f["type"] == "error")
+    assert frames[-1]["code"] == "not_seated" and frames[-1]["command_id"] == "x1"
+    await socket.disconnect()

@@ -4,7 +4,8 @@ x every moment.
 Hypothesis draws a game (3, 4 or 5 players; a kitty or removed cards; passing or not; CPU
 seats; a player who leaves mid-game and perhaps comes back; a director's swap of a seat; a
 seat filled by invitation; someone who sat at the waiting table and left; every socket
-reconnecting part-way; or a duplicate tournament round of two tables). The game is played
+reconnecting part-way, and later resuming from positions drawn in the game so far, closed-out
+viewers who may watch again connecting anew; or a duplicate tournament round of two tables). The game is played
 to its end, command by command. Viewers: anonymous, a signed-in member, a guest, staff, the
 player at each seat, a former occupant, a newcomer who takes a seat over, and a player at
 the other table of a duplicate round. Each one keeps a WebSocket open the whole game (every
@@ -828,6 +829,8 @@ async def run(scenario: Scenario) -> Match:
                     await open_socket(match, viewer, after=after)
             match.changed()  # a seat's player back on their device takes it back (SeatReclaimed)
             await database_sync_to_async(match.refresh_truth)()
+        if scenario.reconnect and step == (5 * estimate) // 6:
+            await resume_everyone(match)
         await drain_all(match, match.truth.last_seq)
         await database_sync_to_async(doors)(step, moved)
         if not moved:
@@ -840,6 +843,34 @@ async def run(scenario: Scenario) -> Match:
         if viewer.socket is not None:
             await viewer.socket.disconnect()
     return match
+
+
+async def resume_everyone(match: Match, rounds: int = 3) -> None:
+    """Late in the game (after the swap, the leave, the comeback): every open socket resumes,
+    ``rounds`` times, from a position drawn in the game so far (the seat a viewer held there is
+    the log's, not the one held now), and a viewer closed out earlier who may watch now (a
+    newcomer seated at a sealed table) connects again from one. Each event they are sent is
+    checked for the seat they held at it, and nobody who may watch is closed."""
+
+    def watchers():
+        return {label: match.may_watch(viewer) for label, viewer in match.viewers.items()}
+
+    may_watch = await database_sync_to_async(watchers)()
+    reopened = []
+    for _ in range(rounds):
+        for label, viewer in match.viewers.items():
+            after = match.rng.randint(0, max(0, viewer.last_seq - 1))  # before the last: there is an update
+            if viewer.socket is not None and viewer.closed is None:
+                await viewer.socket.send_to(text_data=json.dumps({"type": "resume", "after": after}))
+            elif may_watch[label] and viewer not in reopened:
+                await open_socket(match, viewer, after=after)
+                reopened.append(viewer)
+            else:
+                continue
+            viewer.last_state = -1  # wait for the state the resume ends with
+        await drain_all(match, match.truth.last_seq)
+    for viewer in reopened:
+        assert viewer.closed is None, (viewer.label, viewer.closed)
 
 
 async def finish_duplicate_round(match: Match) -> None:
