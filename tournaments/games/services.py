@@ -689,10 +689,20 @@ async def _live_command(arguments: dict) -> CommandResult:
                     game.pk, game.seq, plan.cpu_to_act, game.turn_deadline, finished=game.is_over
                 )
                 return result
-        result = await database_sync_to_async(game_execute_command)(**arguments)
-        if lost:
-            notify.notify(game_id, result.game.seq)  # in case the lost statement had committed unannounced
-        return result
+        try:
+            return await database_sync_to_async(game_execute_command)(**arguments)
+        finally:
+            if lost:
+                # The lost statement may have committed, unannounced and with nothing scheduled
+                # after it (the locked path then answers a retry as a duplicate, or refuses a
+                # command without an id): announce the game as stored and schedule what follows.
+                await database_sync_to_async(_announce_again)(game_id)
+
+
+def _announce_again(game_id: int) -> None:
+    game = Game.objects.filter(pk=game_id).first()
+    if game is not None:
+        scheduler.game_announced_again(game)
 
 
 _live_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()

@@ -1,8 +1,11 @@
 """Turn clocks kept on a server's event loop: at a clocked table a live play sends no Celery task;
 the loop holds one timer per game, moved by every play and stopped when no clock runs, and a
-deadline that comes near sends its turn timer, carrying the deadline it fires at."""
+deadline that comes near sends its turn timer, carrying the deadline it fires at. A server that
+stops hands the deadlines it holds to Celery; one that crashes leaves them to the sweeper."""
 
 import asyncio
+import gc
+import weakref
 from datetime import timedelta
 
 import pytest
@@ -76,6 +79,33 @@ def test_a_failed_send_is_logged_and_left_to_the_sweeper(monkeypatch, caplog):
 
     asyncio.run(plays())
     assert "could not send the turn timer of game 7" in caplog.text
+
+
+def test_the_clocks_of_a_loop_still_open_at_exit_go_to_celery_and_those_of_loops_that_ended_do_not(sent):
+    later = timezone.now() + timedelta(seconds=30)
+
+    async def keep(game_id):
+        scheduler.turn_clocks().keep(game_id, later)
+
+    stopped = asyncio.new_event_loop()  # a server's loop at exit: stopped, not closed (Daphne's is)
+    try:
+        stopped.run_until_complete(keep(1))
+        asyncio.run(keep(2))  # a loop that ended
+        assert scheduler.hand_over_turn_clocks() == 1
+        assert sent == [(1, later)]
+        assert scheduler.hand_over_turn_clocks() == 0  # handed over once
+    finally:
+        stopped.close()
+
+
+def test_a_loop_that_ended_is_not_kept_alive_by_the_clocks_it_held():
+    async def keep():
+        scheduler.turn_clocks().keep(3, timezone.now() + timedelta(seconds=30))
+        return weakref.ref(asyncio.get_running_loop())
+
+    ended = asyncio.run(keep())
+    gc.collect()
+    assert ended() is None
 
 
 # --- live plays at a clocked table (PostgreSQL: a live move is written from the loop) ---------------

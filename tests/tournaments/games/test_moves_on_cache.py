@@ -5,6 +5,7 @@ event loop (a live connection's command), where the statement runs on the loop's
 connections and only what the cache cannot decide goes to the database thread."""
 
 import asyncio
+import contextlib
 
 import pytest
 from django.db import connection
@@ -302,4 +303,58 @@ def test_a_live_move_whose_loop_connection_failed_is_decided_on_the_database_thr
     passes = [seat for _, kind, seat in _log(game) if kind == "CardsPassed"]
     assert passes == [0, 1]
     assert Game.objects.get(pk=game.pk).seq in notified
+    _clean(game)
+
+
+@pytest.mark.parametrize("command_id", ["c-1", ""])
+def test_a_live_move_that_committed_but_whose_answer_was_lost_is_announced_with_what_follows_it(
+    monkeypatch, command_id
+):
+    """Found by review: the loop's statement committed, then its connection failed before the
+    answer came. The locked path then answers a retried id as a duplicate (or refuses a command
+    without one), and nothing announced the move or scheduled the next turn's timer."""
+    from tournaments.dispatch import scheduler
+
+    class Recorder:
+        timers: list = []
+
+        def turn_timer(self, game_id, deadline):
+            self.timers.append((game_id, deadline))
+
+        def cpu_move(self, game_id, seq, delay):
+            pass
+
+        def game_finished(self, game_id):
+            pass
+
+    recorder = Recorder()
+    monkeypatch.setattr(scheduler, "backend", recorder)
+    notified = []
+    monkeypatch.setattr(notify, "notify", lambda game_id, seq: notified.append(seq))
+    game, people, _ = seated_table(turn_seconds=30)
+    for seat in range(4):
+        _move(game.pk, people, seat=seat)  # the passes: the cache now holds the row for the loop
+    seat = eventstore.read_engine_game(Game.objects.get(pk=game.pk), lambda state: state.to_act[0])
+    command = next_command(_view(Game.objects.get(pk=game.pk), seat))
+    real_fetch = loop_db.fetch
+
+    async def committed_then_lost(statement, params):
+        await real_fetch(statement, params)
+        raise loop_db.ConnectionFailed("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(loop_db, "fetch", committed_then_lost)
+    notified.clear()
+
+    async def live():
+        # without an id the locked path refuses the replay: the move is in the log anyway
+        with contextlib.suppress(DomainError):
+            await game_services.game_execute_command_async(
+                game_id=game.pk, player=people[seat], command=command, command_id=command_id
+            )
+
+    asyncio.run(live())
+    row = Game.objects.get(pk=game.pk)
+    assert GameEvent.objects.filter(game=game, type="CardPlayed", actor_seat=seat).count() == 1
+    assert row.seq in notified
+    assert (game.pk, row.turn_deadline) in recorder.timers  # the next turn has its timer
     _clean(game)

@@ -1,6 +1,7 @@
 """Faults, each against PostgreSQL + Redis and real processes (a Celery worker, Daphne, a private
 redis-server): a worker killed holding a turn timer, Redis restarting mid-game, the database
-connection dropping mid-command, two Daphne processes serving one game.
+connection dropping mid-command, two Daphne processes serving one game, a Daphne stopped while
+a live turn's clock runs.
 
 Skipped without PostgreSQL and Redis (``.ci/run`` provides both). Never touches the shared
 Redis or PostgreSQL servers: Redis restarts use a private redis-server, connection drops use
@@ -487,3 +488,68 @@ async def _connect_and_wait(port, game_id, ticket, device_id):
     while (await socket.receive_json(timeout=15))["type"] != "update":
         pass
     return socket
+
+
+# --- 6. a Daphne stopped (a deploy) while it keeps a live turn's clock ----------------------------
+
+
+def test_a_daphne_stopped_while_it_keeps_a_live_turns_clock_hands_it_to_the_worker(settings, tmp_path):
+    """A live play keeps its turn's deadline on the server's loop, not in Celery. A server stopped
+    for a deploy (SIGTERM) sends the deadlines it holds to Celery as it exits, and the worker moves
+    for the silent seat at its deadline. No sweeper runs here: without the hand-over the table
+    would wait for ever."""
+    scale = {"HEARTS_TURN_TIME_SCALE": "0.1"}  # 30 s turns of 3 s
+    settings.HEARTS_TURN_TIME_SCALE = 0.1
+    port = free_port()
+    worker = start_worker(tmp_path / "worker.log", **scale)
+    server = _start_daphne(port, tmp_path / "daphne.log", **scale)
+    try:
+        wait_for(lambda: _http_ok(port), timeout=40, what="daphne")
+        people = [PlayerFactory() for _ in range(4)]
+        game = game_create(
+            creator=people[0],
+            turn_seconds=30,
+            seats=[SeatSpec("me")] + [SeatSpec("player", player_id=p.pk) for p in people[1:]],
+        )
+        tickets = [ws_ticket_issue(user_id=p.user_id, game_id=game.pk) for p in people]
+        asyncio.run(_live_commands(port, game.pk, tickets, until_cards=2))
+        deadline = Game.objects.get(pk=game.pk).turn_deadline
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+        move = wait_for(
+            lambda: GameEvent.objects.filter(game=game, type="CardPlayed", cause=GameEvent.Cause.TIMER).first(),
+            timeout=20,
+            what="the move made for the seat whose time ran out",
+        )
+    finally:
+        stop(server)
+        stop(worker)
+    assert move.recorded_at >= deadline, "the move came before the turn's time ran out"
+    assert (move.recorded_at - deadline).total_seconds() < 3, "the move came late (a sweeper's would)"
+    assert "Traceback" not in (tmp_path / "daphne.log").read_text()
+    assert_one_move_per_turn(assert_log_is_whole(game.pk))
+
+
+async def _live_commands(port, game_id, tickets, until_cards):
+    """Seat by seat over one Daphne, the awaited seat's first legal command, until this many
+    cards are played; then the sockets close."""
+    sockets = [await WebSocket.connect(port, f"/ws/games/{game_id}/?ticket={ticket}&after=0") for ticket in tickets]
+    states = [None] * len(sockets)
+
+    async def read_until_state(index, seq):
+        while states[index] is None or states[index]["seq"] < seq:
+            frame = await sockets[index].receive_json(timeout=15)
+            assert frame["type"] != "error", frame
+            if frame["type"] == "update" and frame["state"] is not None:
+                states[index] = frame
+
+    await asyncio.gather(*(read_until_state(i, 1) for i in range(len(sockets))))
+    step = 0
+    while sum(len(t["cards"]) for t in states[0]["state"]["tricks"]) + len(states[0]["state"]["trick"]) < until_cards:
+        seq, seat = states[0]["seq"], states[0]["state"]["to_act"][0]
+        command = {**next_command(states[seat]["state"]), "command_id": f"live{step}", "expected_seq": seq}
+        await sockets[seat].send_json(command)
+        await asyncio.gather(*(read_until_state(i, seq + 1) for i in range(len(sockets))))
+        step += 1
+    for socket in sockets:
+        await socket.close()
