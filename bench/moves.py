@@ -1,18 +1,26 @@
-"""The project's own CPU per card play, in one process: no server, no sockets, no channel layer.
+"""The project's own CPU per card play, in one process: no server and no sockets.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/hearts_bench DEBUG=false python bench/moves.py
 
 ``bench/load.py`` measures a play end to end, and its figures move with everything on the
-machine (Daphne, Twisted, Redis, the 400 clients). This one keeps only what the project does
-for a live play: ``--tables`` games of four seats play one hand at once on one event loop, each
-move through ``game_execute_command_async`` (on PostgreSQL, the move written from the loop, as a
-Daphne process writes it), then each of the four seats' update frames built from this process's
-memory, as every connection builds its own for a notification. It reports the process's CPU per
-play (user and system), the frames' share of it (timed around them) and the rest (the moves:
-the engine, the event rows, the statement, and this harness reading the frames back);
-``--profile`` adds cProfile's heaviest functions.
-Nothing is sent anywhere: the scheduler's follow-ups go to a recorder, notifications to the
-in-memory channel layer when ``REDIS_URL`` is unset.
+machine (Daphne, Twisted, Redis, the 400 clients). This one keeps the project's part of a live
+play: ``--tables`` games of four seats play one hand at once on one event loop, each command
+through ``game_execute_command_async`` (on PostgreSQL a move on the cached state is written from
+the loop, as a Daphne process writes it; each table's first pass goes to the database thread,
+where its state is first read), then each of the four seats' update frames built from this
+process's memory, as every connection builds its own for a notification. The tables are
+connected (each seat's catch-up from the database) before the measurement starts.
+
+It reports the process's CPU per card played (user and system; the passes, and the frames
+after them, are in it, as they are in a play's share of a hand), the frames' share of it (the
+loop thread's CPU around building them) and the rest: the commands (the engine, the event rows,
+the statement, the notification), the loop connections opened in each run, and this harness
+choosing its moves and reading the frames back. Not in it: parsing the client's frame and the
+``ack`` (``bench/load.py`` has them). Notifications go to the channel layer as in a server
+(Redis when ``REDIS_URL`` is set, else the in-memory layer, where nobody listens); the follow-ups
+of a finished game are dropped. ``--profile`` profiles the last run (cProfile, the loop thread
+only: on SQLite the commands run on the database thread and are not in it) and prints its
+heaviest functions; that run's figures include the profiler's cost.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import cProfile
 import os
 import pstats
 import resource
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -56,11 +65,11 @@ class Seat:
         return None
 
 
-async def play_table(game, people, figures: dict) -> None:
+async def connect_table(game, people) -> list[Seat]:
+    """The table's four seats, each caught up from the database as a connection is."""
     import orjson
     from channels.db import database_sync_to_async
 
-    from tournaments.games.services import game_execute_command_async
     from tournaments.games.visibility import ViewerKind
     from tournaments.live.consumers import GameConsumer
 
@@ -74,6 +83,16 @@ async def play_table(game, people, figures: dict) -> None:
         frame, seq, _ = await database_sync_to_async(seat.consumer._frames_after)(0, None)
         seat.consumer.sent_seq = seat.consumer.seat_seq = seq
         seat.latest = orjson.loads(frame)
+    return seats
+
+
+async def play_table(game, seats: list[Seat], figures: dict) -> None:
+    """Play the table's hand: each command, then each seat's update frame from memory."""
+    import orjson
+    from channels.db import database_sync_to_async
+
+    from tournaments.games.services import game_execute_command_async
+
     while True:
         acting = next(((seat, command) for seat in seats if (command := seat.command()) is not None), None)
         if acting is None:
@@ -86,9 +105,9 @@ async def play_table(game, people, figures: dict) -> None:
             expected_seq=None if command["type"] == "pass" else seat.latest["seq"],
         )
         for viewer in seats:
-            started = time.process_time()
+            started = time.thread_time()
             built = viewer.consumer._frames_in_memory(viewer.consumer.sent_seq, result.game.seq)
-            figures["frames"] += time.process_time() - started
+            figures["frames"] += time.thread_time() - started
             if built is None:
                 figures["from the database"] += 1
                 built = await database_sync_to_async(viewer.consumer._frames_after)(viewer.consumer.sent_seq, None)
@@ -105,10 +124,11 @@ async def play_table(game, people, figures: dict) -> None:
 
 async def play_all(games, people, profile: cProfile.Profile | None) -> dict:
     figures = {"plays": 0, "frames": 0.0, "from the database": 0}
+    tables = [await connect_table(game, people) for game in games]
     before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     if profile is not None:
         profile.enable()
-    await asyncio.gather(*(play_table(game, people, figures) for game in games))
+    await asyncio.gather(*(play_table(game, seats, figures) for game, seats in zip(games, tables, strict=True)))
     if profile is not None:
         profile.disable()
     after = resource.getrusage(resource.RUSAGE_SELF)
@@ -136,7 +156,7 @@ def main() -> int:
     from tournaments.games import loop_db
     from tournaments.games.services import SeatSpec, game_create
 
-    class NoScheduler:  # no worker here: the follow-ups of a finished game go nowhere
+    class NoScheduler:  # no worker here: the follow-ups of a finished game are dropped
         def __getattr__(self, name):
             return lambda *args, **kwargs: None
 
@@ -144,7 +164,7 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     path = "written from the event loop" if loop_db.available() else "on the database thread"
     print(f"{args.tables} tables x 1 hand, {connection.vendor}, moves {path}")
-    tag = int(time.time())
+    tag = secrets.token_hex(4)
     people = [player_register(username=f"moves-{tag}-{seat}", password="moves-password-123") for seat in range(4)]
     seats = [SeatSpec("me")] + [SeatSpec("player", player_id=player.pk) for player in people[1:]]
     profile = None
@@ -156,8 +176,9 @@ def main() -> int:
         plays = figures["plays"] or 1
         cpu = (figures["user"] + figures["system"]) * 1000 / plays
         frames = figures["frames"] * 1000 / plays
+        label = f"run {run}" + (" (profiled)" if profile is not None else "")
         print(
-            f"run {run}: {figures['plays']} plays in {figures['wall']:.1f} s; CPU per play {cpu:.3f} ms "
+            f"{label}: {figures['plays']} plays in {figures['wall']:.1f} s; CPU per play {cpu:.3f} ms "
             f"(user {figures['user'] * 1000 / plays:.3f}, system {figures['system'] * 1000 / plays:.3f}): "
             f"the four frames {frames:.3f} ms, the moves and the rest {cpu - frames:.3f} ms; "
             f"frames read from the database: {figures['from the database']}"
