@@ -236,6 +236,26 @@ class _EngineCache:
                 return None
             return self._entries.pop(game_id)
 
+    def lacks_row(self, game_id: int) -> bool:
+        """Whether the game's entry holds a state without the row and seats a move needs (a
+        reader cached it: a connection catching up)."""
+        with self._lock:
+            entry = self._entries.get(game_id)
+            return entry is not None and (entry.row is None or entry.seats is None)
+
+    def attach_row(self, game_id: int, row: Game, seats: list) -> bool:
+        """Give the game's entry the row and seats a move needs, if the entry holds the state at
+        that row's (seq, head hash) without them; whether it did. ``row`` and ``seats`` (whose
+        ``game`` is ``row``) are the cache's from then on."""
+        version = (row.seq, row.head_hash)
+        with self._lock:
+            entry = self._entries.get(game_id)
+            if entry is None or entry.version != version or (entry.row is not None and entry.seats is not None):
+                return False
+            self._entries[game_id] = Cached(version, entry.state, row, seats)
+            self._entries.move_to_end(game_id)
+            return True
+
     def put(
         self,
         game_id: int,

@@ -18,18 +18,22 @@ _GAME, _SEAT, _PLAYER, _EVENT, _USER = (
     sql.Columns(get_user_model(), "u"),
 )
 
+
 # Locks the game row and then its seat rows, the one lock order used everywhere (game, then its
 # seats, then what hangs off a seat): PostgreSQL locks a joined row's tables in the order of the
 # FROM clause. Locking the seats is what makes them current: a statement that waited for the game
 # row's lock re-reads only the rows it locked, so seats read unlocked would be those of before
 # the transaction it waited for (a leave committed meanwhile would go unseen).
-_LOCK_WITH_SEATS = sql.Statement(
-    lambda: (
+def _game_with_seats_statement(lock: str = "") -> str:
+    return (
         f"SELECT {_GAME.select()}, {_SEAT.select()}, {_PLAYER.select()} FROM {sql.table(Game)} g"
         f" JOIN {sql.table(GameSeat)} s ON s.game_id = g.id LEFT JOIN {sql.table(Player)} p ON p.id = s.player_id"
-        f" WHERE g.id = %s ORDER BY s.seat{sql.for_update_of('g', 's')}"
+        f" WHERE g.id = %s ORDER BY s.seat{lock}"
     )
-)
+
+
+_LOCK_WITH_SEATS = sql.Statement(lambda: _game_with_seats_statement(sql.for_update_of("g", "s")))
+_GAME_WITH_SEATS = sql.Statement(_game_with_seats_statement)
 _EARLIER_EVENTS = sql.Statement(
     lambda: (
         f"SELECT {_EVENT.select()} FROM {sql.table(GameEvent)} e"
@@ -41,7 +45,17 @@ _EARLIER_EVENTS = sql.Statement(
 def lock_game_with_seats(game_id: int) -> tuple[Game | None, list[GameSeat]]:
     """Lock the game row and its seats, and read them with the seats' players, in one statement
     (a move's hot path). ``(None, [])`` if the game has no seats or does not exist."""
-    found = sql.fetch(_LOCK_WITH_SEATS, [game_id])
+    return _game_with_seats(sql.fetch(_LOCK_WITH_SEATS, [game_id]))
+
+
+async def game_with_seats_async(game_id: int) -> tuple[Game | None, list[GameSeat]]:
+    """The game row and its seats with their players, as :func:`lock_game_with_seats` reads them
+    but without a lock, in one statement (one snapshot: the seats are those of that row) from an
+    event loop (``loop_db``: raises its ``ConnectionFailed``)."""
+    return _game_with_seats(await sql.fetch_async(_GAME_WITH_SEATS, [game_id]))
+
+
+def _game_with_seats(found: list[tuple]) -> tuple[Game | None, list[GameSeat]]:
     if not found:
         return None, []
     game = _GAME.loader()(found[0])

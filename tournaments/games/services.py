@@ -564,7 +564,9 @@ def _events_of_move(game: Game, state: engine.Game, emitted: list) -> list[dict]
 # The locked path above costs five round trips (begin, lock the game and its seats, insert the
 # events, update the row, commit), and a Daphne process runs its database work on one thread.
 # A move whose game this process changed last already holds all it reads: the engine state,
-# the row and the seats at that log version (``eventstore.Cached``). It is written in one
+# the row and the seats at that log version (``eventstore.Cached``); a live move whose state a
+# connection cached (catching up) reads the row and seats first, in one unlocked statement
+# (``_cache_row_and_seats``). It is written in one
 # statement that updates the row only if it is still at that version and inserts the events
 # only if it did; anything else (another process moved the game, a seat changed hands, a
 # retried command id, a refusal) goes the locked way, which answers with authority.
@@ -661,15 +663,9 @@ async def _live_command(arguments: dict) -> CommandResult:
     # entry is out of the cache, and the next would go to the database thread and replay the log
     # (four passes arrive together at every hand's start).
     async with _live_lock(game_id):
-        move = _cached_move(
-            game_id,
-            arguments["command"],
-            arguments["player"],
-            None,
-            arguments["command_id"],
-            arguments["expected_seq"],
-            GameEvent.Cause.PLAYER,
-        )
+        move = _live_move(arguments)
+        if move is None and await _cache_row_and_seats(game_id):
+            move = _live_move(arguments)
         lost = False
         if move is not None:
             try:
@@ -699,6 +695,33 @@ async def _live_command(arguments: dict) -> CommandResult:
                 await database_sync_to_async(_announce_again)(game_id)
 
 
+def _live_move(arguments: dict) -> _CachedMove | None:
+    return _cached_move(
+        arguments["game_id"],
+        arguments["command"],
+        arguments["player"],
+        None,
+        arguments["command_id"],
+        arguments["expected_seq"],
+        GameEvent.Cause.PLAYER,
+    )
+
+
+async def _cache_row_and_seats(game_id: int) -> bool:
+    """Give a state that a reader cached (a connection catching up, when a table opens) the row
+    and seats a move needs, read in one unlocked statement from the loop: else the table's first
+    move would go to the database thread, every table's at once when a round starts. The move's
+    guarded write still checks that the row has not moved since. True if the entry has them now."""
+    if not eventstore.engine_cache.lacks_row(game_id):
+        return False
+    try:
+        game, seats = await queries.game_with_seats_async(game_id)
+    except loop_db.ConnectionFailed:
+        log.warning("game %s: a loop connection failed; the locked path reads the seats", game_id, exc_info=True)
+        return False
+    return game is not None and eventstore.engine_cache.attach_row(game_id, game, seats)
+
+
 def _announce_again(game_id: int) -> None:
     game = Game.objects.filter(pk=game_id).first()
     if game is not None:
@@ -706,6 +729,32 @@ def _announce_again(game_id: int) -> None:
 
 
 _live_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+LIVE_COMMAND_WAIT = 2.0
+"""Seconds a reader waits for the game's live commands (:func:`wait_for_live_commands`) before
+it reads from the database instead."""
+
+
+async def wait_for_live_commands(game_id: int) -> bool:
+    """Wait until this process is writing no live command of the game (while one is, its state
+    is out of the cache; commands queued behind it are waited for too), for at most
+    ``LIVE_COMMAND_WAIT`` seconds. True if there were some and they are done: right after,
+    before the caller awaits anything, the cache holds the state as the last left it, and a
+    reader can build its frames from memory instead of replaying the log."""
+    lock = _live_locks.get(game_id)
+    if lock is None or not lock.locked():
+        return False
+
+    async def acquired() -> None:
+        async with lock:
+            pass
+
+    try:
+        await asyncio.wait_for(acquired(), LIVE_COMMAND_WAIT)
+    except TimeoutError:
+        return False
+    return True
 
 
 def _live_lock(game_id: int) -> asyncio.Lock:

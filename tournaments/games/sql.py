@@ -112,6 +112,12 @@ def fetch(statement: Statement | str, params: Sequence) -> list[tuple]:
         return cursor.fetchall()
 
 
+async def fetch_async(statement: Statement | str, params: Sequence) -> list[tuple]:
+    """:func:`fetch` from an event loop, on its own connections (``loop_db``: PostgreSQL only;
+    raises ``loop_db.ConnectionFailed`` if the connection failed)."""
+    return await loop_db.fetch(str(statement), params)
+
+
 def execute(statement: Statement | str, params: Sequence) -> int:
     """Run a statement that returns no rows; the number of rows it changed."""
     with default_connection.cursor() as cursor:

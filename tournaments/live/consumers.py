@@ -56,6 +56,15 @@ class _Refused(Enum):
     NOT_FOUND = "game_not_found"
 
 
+class _StateOut(Enum):
+    """The process holds a change's events but not the state after them (``_frames_in_memory``)."""
+
+    STATE_OUT = "state_out"
+
+
+_STATE_OUT = _StateOut.STATE_OUT
+
+
 class _AfterBeyondGame(Exception):
     """The client says it has seen events the game does not have (``seq`` is the game's)."""
 
@@ -355,8 +364,13 @@ class GameConsumer(AsyncWebsocketConsumer):
         enough; without it (connecting, resuming) the row is read from the database."""
         async with self.send_lock:
             start = after if restart else max(after, self.sent_seq)
-            ready = self._frames_in_memory(start, at_least) if at_least is not None else None
-            if ready is None:
+            ready = None
+            if at_least is not None:
+                ready = self._frames_in_memory(start, at_least)
+                if ready is _STATE_OUT and await game_services.wait_for_live_commands(self.game_id):
+                    # A move of this table was being written (passes sent together): now it is not.
+                    ready = self._frames_in_memory(start, at_least)
+            if ready is None or ready is _STATE_OUT:
                 try:
                     ready = await database_sync_to_async(self._frames_after)(start, at_least)
                 except _AfterBeyondGame as beyond:
@@ -376,10 +390,11 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self._seat_changed(seat, "seats_changed")
             self.seat_seq = self.sent_seq
 
-    def _frames_in_memory(self, after: int, at_least: int) -> tuple[str | None, int, int | None] | None:
+    def _frames_in_memory(self, after: int, at_least: int) -> tuple[str | None, int, int | None] | _StateOut | None:
         """What :meth:`_frames_after` gives, if this process already holds all of it (the usual
         case after a notification: one connection read it, or this process wrote it); else
-        None. Runs on the event loop: no thread hop, no database."""
+        ``_STATE_OUT`` if it holds the events but not the state after them (a move of the game is
+        being written), or None. Runs on the event loop: no thread hop, no database."""
         if after != self.seat_seq:
             return None  # the seat held at ``after`` is read from the log (_frames_after)
         cached = feed.cached(self.game_id, at_least, after)
@@ -390,7 +405,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not _shows_state(game, rows):
             return self._update(game, rows, seats, seat, after, None)
         hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat))
-        return self._update(game, rows, seats, seat, after, view) if hit else None
+        return self._update(game, rows, seats, seat, after, view) if hit else _STATE_OUT
 
     def _frames_after(self, after: int, at_least: int | None) -> tuple[str | None, int, int | None]:
         """The update frame of every event after ``after`` (None if there is none), the seq it

@@ -358,3 +358,130 @@ def test_a_live_move_that_committed_but_whose_answer_was_lost_is_announced_with_
     assert row.seq in notified
     assert (game.pk, row.turn_deadline) in recorder.timers  # the next turn has its timer
     _clean(game)
+
+
+def test_a_tables_first_live_move_after_a_connection_read_it_is_written_from_the_event_loop(monkeypatch):
+    """When a round starts, every table's connections read its state (a reader caches it without
+    the row and seats a move needs): the first move reads those in one unlocked statement from the
+    loop instead of taking the database thread, every table's at once."""
+    game, people, _ = seated_table()
+    eventstore.engine_cache.clear()
+    _view(Game.objects.get(pk=game.pk), 0)  # what a connection catching up caches
+    assert eventstore.engine_cache.lacks_row(game.pk)
+    _no_database_thread(monkeypatch)
+    result = _execute("event loop", game_id=game.pk, player=people[0], command=next_command(_view(game, 0)))
+    assert _log(game)[-1][1:] == ("CardsPassed", 0)
+    assert result.game.seq == Game.objects.get(pk=game.pk).seq
+    _clean(game)
+
+
+def test_a_row_read_for_another_version_than_the_cached_state_is_not_attached_and_the_locked_path_moves():
+    """The unlocked read of the row and seats is used only for the state at that very row: a
+    state cached at an older seq (the log moved on since) is never given a newer row."""
+    game, people, _ = seated_table()
+    eventstore.engine_cache.clear()
+    _view(Game.objects.get(pk=game.pk), 0)
+    older = eventstore.engine_cache.take(game.pk)
+    _move(game.pk, people, seat=1)  # the log moves on through the locked path
+    eventstore.engine_cache.clear()
+    eventstore.engine_cache.put(game.pk, older.version, older.state)
+    row, seats = asyncio.run(_game_with_seats(game.pk))
+    assert row.seq > older.version[0]
+    assert not eventstore.engine_cache.attach_row(game.pk, row, seats)
+    result = _move(game.pk, people, seat=2, path="event loop")
+    assert [seat for _, kind, seat in _log(game) if kind == "CardsPassed"] == [1, 2]
+    assert result.game.seq == Game.objects.get(pk=game.pk).seq
+    _clean(game)
+
+
+async def _game_with_seats(game_id):
+    from tournaments.games import queries
+
+    return await queries.game_with_seats_async(game_id)
+
+
+def test_the_unlocked_read_of_a_game_and_its_seats_equals_the_locked_one():
+    game, _, _ = seated_table()
+    from django.db import transaction
+
+    from tournaments.games import queries
+
+    row, seats = asyncio.run(_game_with_seats(game.pk))
+    with transaction.atomic():
+        locked, locked_seats = queries.lock_game_with_seats(game.pk)
+    assert {f.attname: getattr(row, f.attname) for f in Game._meta.concrete_fields} == {
+        f.attname: getattr(locked, f.attname) for f in Game._meta.concrete_fields
+    }
+    assert [(s.pk, s.seat, s.player_id, s.player.pk, s.game is row) for s in seats] == [
+        (s.pk, s.seat, s.player_id, s.player.pk, True) for s in locked_seats
+    ]
+
+
+def test_a_reader_told_of_a_move_while_the_next_is_written_waits_for_it_and_finds_the_state_in_memory(
+    monkeypatch,
+):
+    """Four passes arrive together at every hand's start. A connection notified of one while the
+    next is being written (its state out of the cache) waits for that write, then builds its frame
+    from memory: it never replays the log on the database thread meanwhile."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    real_fetch = loop_db.fetch
+
+    async def scenario():
+        release = asyncio.Event()
+
+        async def slow_statement(statement, params):
+            await release.wait()
+            return await real_fetch(statement, params)
+
+        monkeypatch.setattr(loop_db, "fetch", slow_statement)
+        move = asyncio.ensure_future(
+            game_services.game_execute_command_async(game_id=game.pk, player=people[1], command=command)
+        )
+        await asyncio.sleep(0.05)  # the move holds the game's lock, its state out of the cache
+        assert not await asyncio.wait_for(game_services.wait_for_live_commands(game.pk + 1000), 1)
+        settled = asyncio.ensure_future(game_services.wait_for_live_commands(game.pk))
+        await asyncio.sleep(0.05)
+        assert not settled.done()  # waiting for the write
+        release.set()
+        assert await asyncio.wait_for(settled, 5)
+        result = await move
+        # the state at the committed row is back in the cache for the reader
+        hit, _ = eventstore.engine_cache.read(feed.game(game.pk, result.game.seq), lambda state: True)
+        return hit, result
+
+    hit, result = asyncio.run(scenario())
+    assert hit
+    assert result.game.seq == Game.objects.get(pk=game.pk).seq
+    _clean(game)
+
+
+def test_a_reader_waits_for_a_stuck_move_only_so_long_then_reads_from_the_database(monkeypatch):
+    """A move whose statement hangs (the database stopped answering) holds its readers back for
+    at most ``LIVE_COMMAND_WAIT``: they then take the database thread, as before."""
+    game, people, _ = seated_table()
+    _move(game.pk, people, seat=0)
+    command = next_command(_view(Game.objects.get(pk=game.pk), 1))
+    monkeypatch.setattr(game_services, "LIVE_COMMAND_WAIT", 0.05)
+    real_fetch = loop_db.fetch
+
+    async def scenario():
+        release = asyncio.Event()
+
+        async def stuck(statement, params):
+            await release.wait()
+            return await real_fetch(statement, params)
+
+        monkeypatch.setattr(loop_db, "fetch", stuck)
+        move = asyncio.ensure_future(
+            game_services.game_execute_command_async(game_id=game.pk, player=people[1], command=command)
+        )
+        await asyncio.sleep(0.05)
+        waited = await asyncio.wait_for(game_services.wait_for_live_commands(game.pk), 1)
+        release.set()
+        await move
+        return waited
+
+    assert asyncio.run(scenario()) is False
+    _clean(game)

@@ -9,6 +9,7 @@ from channels.testing import WebsocketCommunicator
 
 from hearts_league.asgi import application
 from tests.factories import PlayerFactory
+from tests.processes import USING_POSTGRES
 from tests.tournaments.helpers import next_command, seated_table
 from tournaments.games.tickets import ws_ticket_issue
 from tournaments.models import Game, GameEvent
@@ -400,3 +401,48 @@ async def test_a_ticket_from_the_rest_api_opens_the_socket_as_a_spectator():
     await communicator.send_to(text_data=json.dumps({"type": "play", "card": "2C"}))
     assert (await frames_until(communicator, lambda f: f["type"] == "error"))[-1]["code"] == "not_seated"
     await communicator.disconnect()
+
+
+on_postgres = pytest.mark.skipif(not USING_POSTGRES, reason="moves and closes are written from the loop on PostgreSQL")
+
+
+@on_postgres
+async def test_passes_sent_together_reach_every_seat_from_memory_without_replaying_the_log(monkeypatch):
+    """Every hand starts with four passes at once. A seat told of one while the next is being
+    written waits for that write and builds its frame from memory: the log is never replayed on
+    the database thread meanwhile (every table of a round at once, it held up the others)."""
+    from tournaments.games import loop_db
+    from tournaments.live.consumers import GameConsumer
+
+    game, people, _ = await database_sync_to_async(seated_table)()
+    sockets = [(await connect(game, player, after=0))[0] for player in people]
+    states = [(await frames_until(s, lambda f: f["type"] == "update"))[-1] for s in sockets]
+    # every statement of a move takes a while: each pass is written while the last is announced
+    real_fetch, read_from_the_database = loop_db.fetch, []
+
+    async def slow_fetch(statement, params):
+        await asyncio.sleep(0.03)
+        return await real_fetch(statement, params)
+
+    real_frames_after = GameConsumer._frames_after
+
+    def frames_after(consumer, after, at_least):
+        read_from_the_database.append(after)
+        return real_frames_after(consumer, after, at_least)
+
+    monkeypatch.setattr(loop_db, "fetch", slow_fetch)
+    monkeypatch.setattr(GameConsumer, "_frames_after", frames_after)
+    for seat, communicator in enumerate(sockets):
+        command = {**next_command(states[seat]["state"]), "command_id": f"pass-{seat}"}
+        await communicator.send_to(text_data=json.dumps(command))
+    for seat, communicator in enumerate(sockets):
+        frames = await frames_until(
+            communicator, lambda f: any(e["type"] == "PassCompleted" for e in f.get("events", ()))
+        )
+        passes = [e for e in events_of(frames) if e["type"] == "CardsPassed"]
+        assert sorted(e["payload"]["seat"] for e in passes) == [0, 1, 2, 3]
+        # each seat sees its own three cards, never another's
+        assert all((e["payload"]["cards"] is not None) == (e["payload"]["seat"] == seat) for e in passes), passes
+    assert read_from_the_database == []
+    for communicator in sockets:
+        await communicator.disconnect()
