@@ -68,6 +68,13 @@ class Feed:
         between = _between(rows, after, game.seq)
         return None if between is None else (game, between)
 
+    def finished(self, game_id: int) -> bool:
+        """Whether this process holds the game's row as finished (for good: a finished game is
+        never played again)."""
+        with self._lock:
+            entry = self._games.get(game_id)
+        return entry is not None and entry[0].is_over
+
     def publish(self, game: Game, rows: list[GameEvent]) -> None:
         """The writer's committed change: the new row state and the events it appended."""
         self._store(game, rows)

@@ -194,6 +194,10 @@ _CONNECTION_CLOSED = sql.Statement(
         f" AND {sql.quote('connection_id')} = %s"
     )
 )
+# RETURNING: run from the loop, where every statement is a fetch (``sql.fetch_async``)
+_CONNECTION_DROPPED = sql.Statement(
+    lambda: f"DELETE FROM {sql.table(SeatConnection)} WHERE {sql.quote('connection_id')} = %s RETURNING 1"
+)
 _PLAYER_CONNECTED = sql.Statement(
     lambda: (
         f"SELECT 1 FROM {sql.table(SeatConnection)} WHERE {sql.quote('seat_id')} = %s"
@@ -211,6 +215,12 @@ def connection_opened(seat: GameSeat, player_id: int, connection_id: str, server
 def connection_closed(seat: GameSeat, connection_id: str) -> None:
     """Drop the row of a closed connection to the seat."""
     sql.execute(_CONNECTION_CLOSED, [seat.pk, connection_id])
+
+
+async def connection_dropped_async(connection_id: str) -> None:
+    """Drop the row of a closed connection (its id is unique), from an event loop
+    (``loop_db``: raises its ``ConnectionFailed``)."""
+    await sql.fetch_async(_CONNECTION_DROPPED, [connection_id])
 
 
 def player_connected(seat: GameSeat, player_id: int | None) -> bool:

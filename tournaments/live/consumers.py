@@ -184,7 +184,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         seat, player_id = recorded
         heartbeat.connection_closed(self.connection_id)
-        await database_sync_to_async(presence.seat_disconnected)(
+        await presence.seat_disconnected_async(
             game_id=self.game_id, seat=seat, player_id=player_id, connection_id=self.connection_id
         )
 

@@ -8,7 +8,8 @@ heartbeats stopped (it crashed, or was killed without closing its sockets), and 
 seat whose grace period ran out without its check being made. Times that several hosts
 compare are the database's clock.
 
-Every function here locks the game row before its seat row, as the game services do.
+Every function here that changes a seat locks the game row before its seat row, as the game
+services do; a socket closing on a finished game, which changes no seat, only drops its row.
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ import socket
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from tournaments.dispatch import scheduler
-from tournaments.games import queries, sql
+from tournaments.games import loop_db, queries, sql
 from tournaments.games.events import SeatVacated
+from tournaments.games.feed import feed
 from tournaments.games.services import append_table_events, lock_game, may_reclaim, seat_reclaim
 from tournaments.models import Game, GameEvent, GameSeat, SeatConnection, ServerHeartbeat
 
@@ -64,9 +67,13 @@ def server_alive(open_connections: OpenConnections) -> None:
     if missing:
         seats = {
             (game_id, seat): pk
+            # A finished game's sockets are not written back: one closed since the caller's
+            # snapshot dropped its row without waiting for this beat (seat_disconnected_async).
             for pk, game_id, seat in GameSeat.objects.filter(
                 game_id__in={game_id for game_id, _, _ in missing.values()}
-            ).values_list("pk", "game_id", "seat")
+            )
+            .exclude(game__status=Game.Status.FINISHED)
+            .values_list("pk", "game_id", "seat")
         }
         SeatConnection.objects.bulk_create(
             [
@@ -110,6 +117,25 @@ def seat_disconnected(*, game_id: int, seat: int, player_id: int, connection_id:
     if player_id != row.player_id:
         return None  # the seat changed hands since this socket opened
     return _grace_starts_if_nobody_is_left(game, row)
+
+
+async def seat_disconnected_async(*, game_id: int, seat: int, player_id: int, connection_id: str) -> None:
+    """:func:`seat_disconnected` from a server's event loop. A connection to a game this process
+    holds as finished only drops its row, in one statement from the loop: a finished game starts
+    no grace period and changes no seat, so nothing needs its lock. Every player leaves when the
+    game ends (a whole round's tables within seconds), and the locked path for each, queued on the
+    database thread, held up the tables still playing. Any other game takes the locked path."""
+    if loop_db.available() and feed.finished(game_id):
+        try:
+            await queries.connection_dropped_async(connection_id)
+            return
+        except loop_db.ConnectionFailed:  # the delete may or may not have run: the locked path decides
+            log.warning(
+                "game %s: a loop connection failed; the database thread drops the connection", game_id, exc_info=True
+            )
+    await database_sync_to_async(seat_disconnected)(
+        game_id=game_id, seat=seat, player_id=player_id, connection_id=connection_id
+    )
 
 
 @transaction.atomic

@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from hearts_league.asgi import application
 from tests.factories import PlayerFactory
 from tests.processes import USING_POSTGRES
-from tests.tournaments.helpers import next_command, seated_table
+from tests.tournaments.helpers import next_command, play_through_services, seated_table
 from tournaments.games.tickets import ws_ticket_issue
 from tournaments.models import Game, GameEvent
 
@@ -446,3 +446,45 @@ async def test_passes_sent_together_reach_every_seat_from_memory_without_replayi
     assert read_from_the_database == []
     for communicator in sockets:
         await communicator.disconnect()
+
+
+@on_postgres
+async def test_sockets_closing_after_the_game_ended_drop_their_rows_without_the_games_lock(monkeypatch):
+    """Everyone leaves when a game ends (a round's tables within seconds): a finished game starts
+    no grace period, so a closing socket only drops its row, from the loop, instead of queueing
+    on the database thread behind the tables still playing."""
+    from tournaments.live import presence
+    from tournaments.models import SeatConnection
+
+    game, people, _ = await database_sync_to_async(seated_table)(hand_limit=1)
+    sockets = [(await connect(game, player, after=0))[0] for player in people]
+    for communicator in sockets:
+        await frames_until(communicator, lambda f: f["type"] == "update")
+    assert await database_sync_to_async(SeatConnection.objects.filter(seat__game=game).count)() == 4
+    await database_sync_to_async(play_through_services)(game, people)
+    locked = []
+    monkeypatch.setattr(presence, "seat_disconnected", lambda **closed: locked.append(closed))
+    for communicator in sockets:
+        await communicator.disconnect()
+    assert locked == []
+    assert await database_sync_to_async(SeatConnection.objects.filter(seat__game=game).count)() == 0
+
+
+@on_postgres
+async def test_a_socket_closing_after_the_game_ended_whose_loop_connection_failed_takes_the_locked_path(
+    monkeypatch,
+):
+    from tournaments.games import loop_db, queries
+    from tournaments.models import SeatConnection
+
+    game, people, _ = await database_sync_to_async(seated_table)(hand_limit=1)
+    communicator = (await connect(game, people[0], after=0))[0]
+    await frames_until(communicator, lambda f: f["type"] == "update")
+    await database_sync_to_async(play_through_services)(game, people)
+
+    async def failed(connection_id):
+        raise loop_db.ConnectionFailed("the server closed the connection")
+
+    monkeypatch.setattr(queries, "connection_dropped_async", failed)
+    await communicator.disconnect()
+    assert await database_sync_to_async(SeatConnection.objects.filter(seat__game=game).count)() == 0

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from tests.factories import PlayerFactory
 from tests.processes import USING_POSTGRES
+from tests.tournaments.helpers import play_through_services, seated_table
 from tournaments.autoplay import sweeper
 from tournaments.games.services import SeatSpec, game_create
 from tournaments.live import presence
@@ -108,6 +109,18 @@ def test_a_heartbeat_writes_back_the_rows_of_its_open_sockets_and_drops_the_rest
     assert set(SeatConnection.objects.values_list("connection_id", flat=True)) == {"still-open"}
     assert ServerHeartbeat.objects.filter(server=presence.server_id()).exists()
     assert [(game_id, seat) for game_id, seat, _ in scheduler.away_checks] == [(game.pk, 1)]
+
+
+def test_a_heartbeat_does_not_write_back_a_socket_to_a_finished_game_closed_since_its_snapshot(scheduler):
+    """Found by review: a socket closing on a finished game drops its row at once from the loop,
+    and a heartbeat whose snapshot still held it would write it back until the next beat."""
+    game, people, _ = seated_table(hand_limit=1)
+    with scheduler.capture(execute=True):
+        presence.seat_connected(game_id=game.pk, seat=0, connection_id="closed-since")
+        play_through_services(game, people)
+        SeatConnection.objects.filter(connection_id="closed-since").delete()  # the loop's drop
+        presence.server_alive({"closed-since": (game.pk, 0, people[0].pk)})
+    assert not SeatConnection.objects.filter(connection_id="closed-since").exists()
 
 
 def test_a_heartbeat_spares_a_socket_opened_after_its_snapshot(scheduler):
