@@ -280,6 +280,19 @@ class Figures:
     errors: dict[str, int]
     healed: int
     unfinished: int
+    timeline: list[tuple[float, float]]  # (seconds since the first play was sent, its latency in ms), by time
+
+    def tail(self, slower_than_ms: float, bucket: float = 0.5) -> list[tuple[float, int, int, float]]:
+        """Where in the run the plays slower than ``slower_than_ms`` were sent: for each
+        ``bucket`` seconds holding one, (its start, slow plays, all plays, the slowest's ms)."""
+        buckets: dict[float, list[float]] = {}
+        for sent, latency in self.timeline:
+            buckets.setdefault(sent // bucket * bucket, []).append(latency)
+        return [
+            (start, sum(latency > slower_than_ms for latency in latencies), len(latencies), max(latencies))
+            for start, latencies in sorted(buckets.items())
+            if max(latencies) > slower_than_ms
+        ]
 
     def cpu_per_play(self, group: str) -> float:
         return self.cpu.get(group, 0.0) * 1000 / self.plays if self.plays else float("nan")
@@ -367,8 +380,8 @@ def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Fi
     settle_garbage_collector()
     recorder = asyncio.run(run_clients(urls, args.timeout, args.think_ms / 1000))
     used = {name: seconds - before[name] for name, seconds in group_cpu(groups).items()}
-    latencies = sorted(
-        (max(times) - recorder.sent[key]) * 1000
+    timeline = sorted(
+        (recorder.sent[key] - recorder.first, (max(times) - recorder.sent[key]) * 1000)
         for key, times in recorder.seen.items()
         if key in recorder.sent and len(times) == 3
     )
@@ -377,12 +390,13 @@ def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Fi
         label,
         recorder.plays,
         recorder.plays / elapsed,
-        latencies,
+        sorted(latency for _, latency in timeline),
         len(recorder.sent),
         used,
         recorder.errors,
         recorder.healed,
         recorder.unfinished,
+        timeline,
     )
 
 
@@ -402,6 +416,16 @@ def report(figures: Figures, args) -> None:
         print("CPU per play (ms): " + ", ".join(f"{name} {figures.cpu_per_play(name):.2f}" for name in figures.cpu))
     if figures.unfinished:
         print(f"{figures.unfinished} table(s) did not finish")
+    if args.tail and figures.timeline:
+        slow = sum(latency > TARGET_THINKING_P99_MS for _, latency in figures.timeline)
+        print(
+            f"plays slower than {TARGET_THINKING_P99_MS} ms: {slow} ({slow / len(figures.timeline):.1%}); "
+            "by half second of the run (from the first play): "
+            + ", ".join(
+                f"{start:.1f} s {count}/{total} (max {worst:.0f})"
+                for start, count, total, worst in figures.tail(TARGET_THINKING_P99_MS)
+            )
+        )
 
 
 def judge(project: Figures, bare: Figures | None, args) -> dict[str, bool]:
@@ -498,6 +522,12 @@ def main() -> int:
         default=1,
         help="measure this many times in a row (the bare app too, with --bare), then list every run "
         "and how many met each target",
+    )
+    parser.add_argument(
+        "--tail",
+        action="store_true",
+        help=f"also say when in the run the plays slower than {TARGET_THINKING_P99_MS} ms were sent "
+        "(the thinking target's p99 allows 1%% of them): the tables starting, a hand's end, the tables finishing",
     )
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
