@@ -92,6 +92,7 @@ async def play_table(game, seats: list[Seat], figures: dict) -> None:
     from channels.db import database_sync_to_async
 
     from tournaments.games.services import game_execute_command_async
+    from tournaments.live.consumers import _STATE_OUT  # the state was out of the cache: read from the database
 
     while True:
         acting = next(((seat, command) for seat in seats if (command := seat.command()) is not None), None)
@@ -108,7 +109,7 @@ async def play_table(game, seats: list[Seat], figures: dict) -> None:
             started = time.thread_time()
             built = viewer.consumer._frames_in_memory(viewer.consumer.sent_seq, result.game.seq)
             figures["frames"] += time.thread_time() - started
-            if built is None:
+            if built is None or built is _STATE_OUT:
                 figures["from the database"] += 1
                 built = await database_sync_to_async(viewer.consumer._frames_after)(viewer.consumer.sent_seq, None)
             frame, seq, _ = built

@@ -746,12 +746,12 @@ async def wait_for_live_commands(game_id: int) -> bool:
     if lock is None or not lock.locked():
         return False
 
-    async def acquired() -> None:
-        async with lock:
-            pass
-
     try:
-        await asyncio.wait_for(acquired(), LIVE_COMMAND_WAIT)
+        # In the caller's own task (not wait_for's): a writer queued behind the caller must not
+        # take the state out of the cache before the caller reads it.
+        async with asyncio.timeout(LIVE_COMMAND_WAIT):
+            async with lock:
+                pass
     except TimeoutError:
         return False
     return True
