@@ -20,6 +20,7 @@ generators are finalised, so it cannot be closed when its loop ends, and every s
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from collections.abc import AsyncIterator, Sequence
 
@@ -28,6 +29,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from psycopg import pq
 from psycopg import sql as pg_sql
+from psycopg.adapt import PyFormat, Transformer
 
 from hearts_league.runtime import database_vendor
 
@@ -53,8 +55,7 @@ async def fetch(statement: str, params: Sequence) -> list[tuple]:
     held = _held.get(asyncio.get_running_loop()) or await _LoopConnections.start()
     connection = await held.acquire()
     try:
-        cursor = await connection.execute(statement, params)
-        rows = await cursor.fetchall()
+        rows = await _run(connection, statement, params)
     except BaseException as failed:
         await held.release(connection, failed=True)
         if isinstance(failed, psycopg.OperationalError | psycopg.InterfaceError):
@@ -62,6 +63,96 @@ async def fetch(statement: str, params: Sequence) -> list[tuple]:
         raise
     await held.release(connection, failed=False)
     return rows
+
+
+async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequence) -> list[tuple]:
+    """``statement`` sent through libpq itself, prepared once per connection (unless
+    ``prepare_threshold`` is None), its parameters and rows converted by psycopg's own adapters:
+    psycopg's cursor, query conversion, prepared-statement bookkeeping and waiting generators
+    took more CPU than the rest of a live move's write (``bench/load.py``)."""
+    pgconn = connection.pgconn
+    transformer = Transformer(connection)
+    values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
+    query = _numbered(statement)
+    prepared = _prepared.setdefault(connection, {})
+    name = prepared.get(statement)
+    if name is None and len(prepared) < _PREPARED_MAX and connection.prepare_threshold is not None:
+        name = b"hearts_loop_%d" % len(prepared)
+        pgconn.send_prepare(name, query)
+        await _result(connection)
+        prepared[statement] = name
+    if name is None:
+        pgconn.send_query_params(query, values)
+    else:
+        pgconn.send_query_prepared(name, values)
+    result = await _result(connection)
+    transformer.set_pgresult(result)
+    return transformer.load_rows(0, result.ntuples, tuple)
+
+
+_PREPARED_MAX = 64
+"""Statements prepared on one connection at most (the live path has a handful of shapes)."""
+
+_prepared: weakref.WeakKeyDictionary[psycopg.AsyncConnection, dict[str, bytes]] = weakref.WeakKeyDictionary()
+
+
+@functools.lru_cache(maxsize=256)
+def _numbered(statement: str) -> bytes:
+    """The statement with libpq's ``$1, $2 ...`` for psycopg's ``%s`` (``%%`` is a ``%``)."""
+    parts = statement.split("%%")
+    number = 0
+    for index, part in enumerate(parts):
+        pieces = part.split("%s")
+        for piece in pieces:
+            if "%" in piece:
+                raise ValueError(f"only %s placeholders are supported: {statement!r}")
+        numbered = pieces[0]
+        for piece in pieces[1:]:
+            number += 1
+            numbered += f"${number}{piece}"
+        parts[index] = numbered
+    return "%".join(parts).encode()
+
+
+async def _result(connection: psycopg.AsyncConnection) -> pq.abc.PGresult:
+    """The result of the statement just sent on ``connection``, once libpq has all of it;
+    raises the error psycopg would raise for a statement that failed."""
+    pgconn, loop = connection.pgconn, asyncio.get_running_loop()
+    while pgconn.flush():  # the socket took part of the statement: wait until it takes more
+        await _ready(loop, pgconn.socket, writing=True)
+    results: list[pq.abc.PGresult] = []
+    while True:
+        pgconn.consume_input()
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                failed = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
+                if failed is not None:
+                    raise psycopg.errors.error_from_result(failed, encoding=connection.info.encoding)
+                if not results:
+                    raise psycopg.OperationalError(f"no result from the server: {pgconn.get_error_message()}")
+                return results[-1]
+            results.append(result)
+        await _ready(loop, pgconn.socket, writing=False)
+
+
+async def _ready(loop: asyncio.AbstractEventLoop, socket: int, *, writing: bool) -> None:
+    """Wait until ``socket`` can be read (or written). The watch ends in its own callback: the
+    socket stays ready until the caller runs, and the selector would report it again meanwhile."""
+    ready = loop.create_future()
+    watch, unwatch = (loop.add_writer, loop.remove_writer) if writing else (loop.add_reader, loop.remove_reader)
+
+    def woken() -> None:
+        unwatch(socket)
+        if not ready.done():
+            ready.set_result(None)
+
+    watch(socket, woken)
+    try:
+        await ready
+    finally:
+        if not ready.done():  # cancelled while waiting
+            unwatch(socket)
 
 
 class _LoopConnections:

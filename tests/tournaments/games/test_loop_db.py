@@ -85,3 +85,40 @@ def test_a_connection_the_server_dropped_is_reported_failed_and_the_next_stateme
 def _terminate(pid: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+def test_parameters_and_rows_come_and_go_as_through_a_django_cursor():
+    """Integers, text, JSON, None and timestamps go in; each column comes back as Django's own
+    connections read it (JSON as its text: Django's adapters, which JSONField decodes)."""
+    statement = (
+        "SELECT %s::bigint + 1, upper(%s), (%s::jsonb)->'cards', %s::int IS NULL, "
+        "'%%' || %s, timestamptz '2026-12-02 20:00:00+00'"
+    )
+    params = [41, "queen", '{"cards": ["QS", "2C"]}', None, "done"]
+
+    async def twice():  # the second time on the statement prepared by the first
+        return [await loop_db.fetch(statement, params) for _ in range(2)]
+
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        expected = cursor.fetchall()
+    first, second = asyncio.run(twice())
+    assert first == second == expected
+    assert first[0][:5] == (42, "QUEEN", '["QS", "2C"]', True, "%done")
+
+
+@pytest.mark.parametrize("threshold", [5, None])
+def test_a_statement_is_prepared_once_per_connection_unless_prepared_statements_are_off(monkeypatch, threshold):
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "prepare_threshold", threshold)
+    statement = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
+
+    async def three_times():
+        return [await loop_db.fetch(statement, ["SELECT count(*) FROM pg_prepared_statements%"]) for _ in range(3)]
+
+    counts = [rows[0][0] for rows in asyncio.run(three_times())]
+    assert counts == ([1, 1, 1] if threshold is not None else [0, 0, 0])
+
+
+def test_a_statement_with_another_placeholder_style_is_refused_before_it_is_sent():
+    with pytest.raises(ValueError, match="only %s placeholders"):
+        asyncio.run(loop_db.fetch("SELECT %(seat)s", {"seat": 1}))
