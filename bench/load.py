@@ -48,16 +48,21 @@ def free_port() -> int:
 PROJECT_APP, BARE_APP = "hearts_league.asgi:application", "bench.bare:application"
 
 
-def start_processes(daphnes: int, env: dict, *, bare: bool = False) -> tuple[list[subprocess.Popen], list[int]]:
+def start_processes(
+    daphnes: int, env: dict, *, bare: bool = False, profiles: list[str] | None = None
+) -> tuple[list[subprocess.Popen], list[int]]:
     """Start the Daphne processes (the project's, or the bare app's) and, for the project, a
-    Celery worker (last in the list); their output goes to /tmp/hearts-load-*.log."""
+    Celery worker (last in the list); their output goes to /tmp/hearts-load-*.log. With
+    ``profiles`` (one file per Daphne), each runs under cProfile from the moment it answers
+    (``bench/profiled_daphne.py``)."""
     processes, ports = [], []
     for index in range(daphnes):
         port = free_port()
         log = open(f"/tmp/hearts-load-daphne-{index}.log", "w")  # noqa: SIM115 (kept open for the child)
+        server = ["bench.profiled_daphne", profiles[index]] if profiles else ["daphne"]
         processes.append(
             subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), BARE_APP if bare else PROJECT_APP],
+                [sys.executable, "-m", *server, "-b", "127.0.0.1", "-p", str(port), BARE_APP if bare else PROJECT_APP],
                 cwd=ROOT,
                 env=env,
                 stdout=log,
@@ -84,7 +89,31 @@ def start_processes(daphnes: int, env: dict, *, bare: bool = False) -> tuple[lis
             if time.monotonic() > deadline:
                 raise SystemExit(f"daphne on port {port} did not come up")
             time.sleep(0.3)
+    if profiles:
+        for process in processes[:daphnes]:
+            process.send_signal(signal.SIGUSR1)
     return processes, ports
+
+
+def profile_paths(args, label: str) -> list[str] | None:
+    """Where ``--profile`` has each Daphne write its statistics (None without it)."""
+    if not args.profile:
+        return None
+    return [f"/tmp/hearts-load-{label}-daphne-{index}.prof" for index in range(args.daphnes)]
+
+
+def print_profile(paths: list[str] | None, label: str, plays: int) -> None:
+    """The Daphnes' heaviest functions, by their own CPU time and, for the project's code, with
+    what they call, each per card played (the profiler's own cost included: compare shares)."""
+    if not paths or not plays:
+        return
+    import pstats
+
+    stats = pstats.Stats(*paths, stream=sys.stdout)
+    total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
+    print(f"--- {label}: Daphne profile, {total / plays * 1000:.2f} ms of profiled CPU per play ({', '.join(paths)})")
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumtime").print_stats(r"/(tournaments|engine|hearts_league|bench)/", 25)
 
 
 def _answers(port: int, bare: bool) -> bool:
@@ -309,7 +338,8 @@ def measure_project(args, env: dict) -> Figures:
     from tournaments.games.services import SeatSpec, game_create
     from tournaments.games.tickets import ws_ticket_issue
 
-    processes, ports = start_processes(args.daphnes, env)
+    profiles = profile_paths(args, "project")
+    processes, ports = start_processes(args.daphnes, env, profiles=profiles)
     try:
         tag = int(time.time())
         people = [player_register(username=f"load-{tag}-{seat}", password="load-password-123") for seat in range(4)]
@@ -335,16 +365,20 @@ def measure_project(args, env: dict) -> Figures:
             "redis": pids_named("redis-server"),
             "clients": [os.getpid()],
         }
-        return play_and_measure("project", urls, groups, args)
+        figures = play_and_measure("project", urls, groups, args)
     finally:
         stop(processes)
+    print_profile(profiles, "project", figures.plays)
+    return figures
 
 
 def measure_bare(args, env: dict) -> Figures:
     """The same clients against the bare app (bench/bare.py): the framework's own cost."""
     if args.route != "game":
         raise SystemExit("--bare keeps each table in the memory of one Daphne: use --route game")
-    processes, ports = start_processes(args.daphnes, {**env, "DJANGO_SETTINGS_MODULE": ""}, bare=True)
+    profiles = profile_paths(args, "bare")
+    bare_env = {**env, "DJANGO_SETTINGS_MODULE": ""}
+    processes, ports = start_processes(args.daphnes, bare_env, bare=True, profiles=profiles)
     try:
         tag = int(time.time()) % 100_000 * 1000
         urls = [
@@ -357,9 +391,11 @@ def measure_bare(args, env: dict) -> Figures:
             for seat in range(4)
         ]
         groups = {"daphne": [p.pid for p in processes], "redis": pids_named("redis-server"), "clients": [os.getpid()]}
-        return play_and_measure("bare", urls, groups, args)
+        figures = play_and_measure("bare", urls, groups, args)
     finally:
         stop(processes)
+    print_profile(profiles, "bare", figures.plays)
+    return figures
 
 
 def group_cpu(groups: dict[str, list[int]]) -> dict[str, float]:
@@ -528,6 +564,13 @@ def main() -> int:
         action="store_true",
         help=f"also say when in the run the plays slower than {TARGET_THINKING_P99_MS} ms were sent "
         "(the thinking target's p99 allows 1%% of them): the tables starting, a hand's end, the tables finishing",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="run every Daphne under cProfile (timed by its loop thread's CPU clock) and print "
+        "its heaviest functions after each run; the profiler about doubles the CPU a play costs, "
+        "so compare shares, not milliseconds",
     )
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
