@@ -49,12 +49,13 @@ Readings of the rules the engine makes (docs/rules.md describes them; tests name
 from .cards import Card, cards_of
 from .events import Event, event_from_dict
 from .game import Game, IllegalMove, Phase, Position, ReplayError
-from .redact import redact
+from .redact import VIEWER_DEPENDENT_EVENTS, redact
 from .rules import Rules
 
 # What the apps, bench/ and tests/ import from ``engine`` itself; the rest (event classes,
 # PlayState, masks, bots, analysis) is imported from its submodule.
 __all__ = [
+    "VIEWER_DEPENDENT_EVENTS",
     "Card",
     "Event",
     "Game",

@@ -25,6 +25,10 @@ from typing import Any
 
 from .events import Event
 
+VIEWER_DEPENDENT_EVENTS = frozenset({"GameStarted", "HandDealt", "CardsPassed", "PassCompleted"})
+"""The event types :func:`redact` may show differently to different viewers, or once the game is
+over; every other event is the same for everyone, at every moment (its form can be shared)."""
+
 
 def can_see_hand(owner: int, viewer: int | None, game_over: bool) -> bool:
     """May ``viewer`` see the unplayed cards dealt to ``owner``?"""

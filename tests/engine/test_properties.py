@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Card, Game, IllegalMove, ReplayError, Rules, event_from_dict, redact
+from engine import VIEWER_DEPENDENT_EVENTS, Card, Game, IllegalMove, ReplayError, Rules, event_from_dict, redact
 from engine.cards import NAMES, mask_of
 from engine.fast import from_view
 from tests.engine import oracle
@@ -282,6 +282,20 @@ def test_every_legal_card_is_accepted_and_every_other_card_refused_with_a_code(r
 @given(rules_st(), st.randoms(use_true_random=False))
 def test_view_never_shows_another_seats_cards_or_an_unrevealed_pass(rules, rng):
     Checker(rules, rng, legality=False, fast=False).run()
+
+
+@SETTINGS
+@given(rules_st(), st.randoms(use_true_random=False))
+def test_an_event_not_listed_as_viewer_dependent_is_shown_whole_to_everyone_at_every_moment(rules, rng):
+    """A server serialises such an event once for all its viewers (VIEWER_DEPENDENT_EVENTS)."""
+    g = Checker(rules, rng, legality=False, views=False).run()
+    viewers = [None, *range(rules.players)]
+    for event in g.events:
+        full = event.to_dict()
+        forms = {json.dumps(redact(full, viewer, over), sort_keys=True) for viewer in viewers for over in (False, True)}
+        if event.type not in VIEWER_DEPENDENT_EVENTS:
+            assert forms == {json.dumps(full, sort_keys=True)}, event.type
+    assert {event.type for event in g.events} >= {"HandDealt", "CardPlayed", "TrickTaken", "HandScored"}
 
 
 @SETTINGS

@@ -143,6 +143,11 @@ HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
 would let a player at another table test guesses of the shared deal against its commitments)."""
 
 
+def same_for_everyone(row: GameEvent) -> bool:
+    """Whether every viewer sees this event whole, now and later (its visible form may be shared)."""
+    return row.type not in engine.VIEWER_DEPENDENT_EVENTS and row.type not in HIDDEN_TABLE_FIELDS
+
+
 def visible_payload(row: GameEvent, sight: Sight) -> dict:
     """The event's fields that this viewer may see."""
     full = event_dict(row)

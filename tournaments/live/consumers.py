@@ -31,9 +31,9 @@ from tournaments.games import services as game_services
 from tournaments.games.commands import COMMAND_TYPES, parse_command
 from tournaments.games.feed import feed
 from tournaments.games.tickets import ws_ticket_redeem
-from tournaments.games.visibility import ViewerKind, visible_event
+from tournaments.games.visibility import ViewerKind
 from tournaments.live import heartbeat, presence
-from tournaments.live.frames import encode, state_frames, update_frame
+from tournaments.live.frames import encode, event_json, state_frames, update_frame
 from tournaments.models import Game, Player, SeatInvitation
 
 log = logging.getLogger(__name__)
@@ -448,7 +448,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not rows:
             return None, after, seat
         sights: dict[int | None, visibility.Sight] = {}
-        events: list[dict] = []
+        events: list[bytes] = []
         shown = len(rows)
         if seat is None and game.sealed and self.unseated_kind != ViewerKind.STAFF:
             # No longer seated at a table whose deals others still play: nothing from the event
@@ -458,9 +458,9 @@ class GameConsumer(AsyncWebsocketConsumer):
                 shown -= 1
         for row, held in zip(rows[:shown], seats[:shown], strict=True):
             sight = sights.get(held) or sights.setdefault(held, self._sight(game, held))
-            events.append(visible_event(row, sight))
+            events.append(event_json(row, sight))
         if shown < len(rows):
-            seq = events[-1]["seq"] if events else after
+            seq = rows[shown - 1].seq if shown else after
             return (update_frame(game, events, None, seq=seq) if events else None), seq, None
         return update_frame(game, events, view), rows[-1].seq, seat
 

@@ -15,7 +15,8 @@ from collections import OrderedDict
 import orjson
 
 import engine
-from tournaments.models import Game
+from tournaments.games.visibility import Sight, same_for_everyone, visible_event
+from tournaments.models import Game, GameEvent
 
 
 def encode(frame: dict) -> str:
@@ -23,22 +24,35 @@ def encode(frame: dict) -> str:
     return orjson.dumps(frame, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def update_frame(game: Game, events: list[dict], view: bytes | None, seq: int | None = None) -> str:
+def event_json(row: GameEvent, sight: Sight) -> bytes:
+    """The JSON of ``visible_event(row, sight)``. An event every viewer sees whole is serialised
+    once per process (kept on the row, which the feed shares between this process's
+    connections): most of a table's events are plays, and each goes to four seats."""
+    if not same_for_everyone(row):
+        return orjson.dumps(visible_event(row, sight), option=orjson.OPT_NON_STR_KEYS)
+    shared = row.__dict__.get("_json_for_everyone")
+    if shared is None:
+        shared = row.__dict__["_json_for_everyone"] = orjson.dumps(
+            visible_event(row, sight), option=orjson.OPT_NON_STR_KEYS
+        )
+    return shared
+
+
+def update_frame(game: Game, events: list[bytes], view: bytes | None, seq: int | None = None) -> str:
     """``{"type": "update", "seq", "status", "turn_deadline", "events", "state"}``: ``events``
-    (each already as the viewer may see it) and ``view`` (the JSON of the viewer's state after
-    them, from :meth:`StateFrames.view`; None before the game starts or for a viewer who may see
-    no more), at ``seq`` (default: the game row's)."""
+    (each the JSON of an event as the viewer may see it, from :func:`event_json`) and ``view``
+    (the JSON of the viewer's state after them, from :meth:`StateFrames.view`; None before the
+    game starts or for a viewer who may see no more), at ``seq`` (default: the game row's)."""
     head = orjson.dumps(
         {
             "type": "update",
             "seq": game.seq if seq is None else seq,
             "status": game.status,
             "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
-            "events": events,
         },
         option=orjson.OPT_NON_STR_KEYS,
     )
-    return b"".join((head[:-1], b',"state":', view or b"null", b"}")).decode()
+    return b"".join((head[:-1], b',"events":[', b",".join(events), b'],"state":', view or b"null", b"}")).decode()
 
 
 class StateFrames:
