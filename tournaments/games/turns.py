@@ -37,7 +37,7 @@ def turn_key(state: engine.Game) -> str:
 def cpu_seats(game: Game, seats=None) -> set[int]:
     """Seats a CPU plays now: CPU players, and players who are away."""
     rows = seats if seats is not None else game.seats.select_related("player")
-    return {s.seat for s in rows if s.player is not None and s.played_by_cpu}
+    return {s.seat for s in rows if s.played_by_cpu}
 
 
 def plan_turn(game: Game, state: engine.Game, seats=None) -> TurnPlan:

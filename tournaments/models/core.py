@@ -226,7 +226,10 @@ class GameSeat(models.Model):
 
     @property
     def played_by_cpu(self) -> bool:
-        return self.player is not None and (self.player.is_cpu or self.away)
+        if self.player_id is None:  # no descriptor for an empty seat: read on every move
+            return False
+        player = self.player
+        return self.away or (player is not None and player.is_cpu)
 
 
 class SeatInvitation(models.Model):
