@@ -31,8 +31,10 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=6)
-    | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=8), inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=8), inner, max_size=6)
+    ),
     max_leaves=40,
 )
 
