@@ -4,9 +4,13 @@ and an outsider recomputes a hash with nothing but ``json.dumps``."""
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import json
+import uuid
+from collections import OrderedDict
+from datetime import UTC, datetime
 
 import pytest
 from django.conf import settings as django_settings
@@ -16,6 +20,15 @@ from hypothesis import strategies as st
 
 from tests.tournaments.helpers import play_through_services, seated_table
 from tournaments.games import eventstore
+from tournaments.models import GameEvent
+
+
+class Seat(enum.Enum):
+    NORTH = 0
+
+
+class Number(enum.IntEnum):
+    TWO = 2
 
 
 def standard_json(value) -> str:
@@ -48,6 +61,26 @@ def test_every_json_value_is_written_as_the_standard_library_writes_it(value):
 @given(st.dictionaries(st.integers(0, 4), st.integers(), min_size=1))
 def test_keys_that_are_not_text_are_written_as_the_standard_library_writes_them(value):
     assert eventstore.canonical_json(value) == standard_json(value)
+
+
+@given(st.dictionaries(st.text(max_size=4), st.floats(allow_nan=False), min_size=1))
+def test_a_float_inside_a_subclass_of_dict_is_written_as_the_standard_library_writes_it(value):
+    assert eventstore.canonical_json(OrderedDict(value)) == standard_json(OrderedDict(value))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [datetime(2026, 12, 2, tzinfo=UTC), {"at": datetime(2026, 12, 2, tzinfo=UTC)}, [uuid.UUID(int=7)], Seat.NORTH],
+)
+def test_what_the_standard_library_refuses_is_still_refused(value):
+    """orjson would write these: a hash over its text could not be recomputed with json.dumps."""
+    with pytest.raises(TypeError):
+        eventstore.canonical_json(value)
+
+
+def test_text_and_integer_enums_are_written_as_their_values():
+    value = {"cause": GameEvent.Cause.PLAYER, "seat": Number.TWO}
+    assert eventstore.canonical_json(value) == standard_json(value) == '{"cause":"player","seat":2}'
 
 
 @pytest.mark.django_db
