@@ -73,11 +73,14 @@ async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequ
     """``statement`` sent through libpq itself, prepared once per connection (unless
     ``prepare_threshold`` is None), its parameters and rows converted by psycopg's own adapters:
     psycopg's cursor, query conversion, prepared-statement bookkeeping and waiting generators
-    took more CPU than the rest of a live move's write (``bench/load.py``)."""
+    took more CPU than the rest of a live move's write (``bench/load.py``). The values go as
+    text of no declared type, the server inferring each from where it stands: every ``%s`` needs a
+    context that types it (a column it is compared with or assigned to, a cast such as
+    ``%s::jsonb``), and a bare ``%s IS NULL`` or ``SELECT %s`` is refused or comes back as text."""
     pgconn = connection.pgconn
+    query = _numbered(statement)  # before anything is sent: a statement it refuses costs nothing
     transformer = Transformer(connection)
     values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-    query = _numbered(statement)
     prepared = _prepared.setdefault(connection, {})
     name = prepared.get(statement)
     if name is None and len(prepared) < _PREPARED_MAX and connection.prepare_threshold is not None:
@@ -122,8 +125,9 @@ async def _result(connection: psycopg.AsyncConnection) -> pq.abc.PGresult:
     """The result of the statement just sent on ``connection``, once libpq has all of it;
     raises the error psycopg would raise for a statement that failed."""
     pgconn, loop = connection.pgconn, asyncio.get_running_loop()
-    while pgconn.flush():  # the socket took part of the statement: wait until it takes more
-        await _ready(loop, pgconn.socket, writing=True)
+    while pgconn.flush():  # the socket took part of the statement: wait until it takes more,
+        if await _ready(loop, pgconn.socket, or_write=True):  # reading what the server sends meanwhile
+            pgconn.consume_input()
     results: list[pq.abc.PGresult] = []
     while True:
         pgconn.consume_input()
@@ -137,26 +141,33 @@ async def _result(connection: psycopg.AsyncConnection) -> pq.abc.PGresult:
                     raise psycopg.OperationalError(f"no result from the server: {pgconn.get_error_message()}")
                 return results[-1]
             results.append(result)
-        await _ready(loop, pgconn.socket, writing=False)
+        await _ready(loop, pgconn.socket)
 
 
-async def _ready(loop: asyncio.AbstractEventLoop, socket: int, *, writing: bool) -> None:
-    """Wait until ``socket`` can be read (or written). The watch ends in its own callback: the
-    socket stays ready until the caller runs, and the selector would report it again meanwhile."""
-    ready = loop.create_future()
-    watch, unwatch = (loop.add_writer, loop.remove_writer) if writing else (loop.add_reader, loop.remove_reader)
+async def _ready(loop: asyncio.AbstractEventLoop, socket: int, *, or_write: bool = False) -> bool:
+    """Wait until ``socket`` can be read (True) or, with ``or_write``, written (False). The watch
+    ends in its own callback: the socket stays ready until the caller runs, and the selector
+    would report it again meanwhile."""
+    ready: asyncio.Future[bool] = loop.create_future()
 
-    def woken() -> None:
-        unwatch(socket)
+    def unwatch() -> None:
+        loop.remove_reader(socket)
+        if or_write:
+            loop.remove_writer(socket)
+
+    def woken(readable: bool) -> None:
+        unwatch()
         if not ready.done():
-            ready.set_result(None)
+            ready.set_result(readable)
 
-    watch(socket, woken)
+    loop.add_reader(socket, woken, True)
+    if or_write:
+        loop.add_writer(socket, woken, False)
     try:
-        await ready
+        return await ready
     finally:
         if not ready.done():  # cancelled while waiting
-            unwatch(socket)
+            unwatch()
 
 
 class _LoopConnections:

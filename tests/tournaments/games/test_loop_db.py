@@ -122,3 +122,11 @@ def test_a_statement_is_prepared_once_per_connection_unless_prepared_statements_
 def test_a_statement_with_another_placeholder_style_is_refused_before_it_is_sent():
     with pytest.raises(ValueError, match="only %s placeholders"):
         asyncio.run(loop_db.fetch("SELECT %(seat)s", {"seat": 1}))
+
+
+def test_a_statement_larger_than_the_sockets_buffer_is_sent_whole():
+    """libpq sends it in parts, the loop waiting for the socket between them."""
+    text = "QS" * 4_000_000
+
+    assert asyncio.run(loop_db.fetch("SELECT length(%s::text)", [text])) == [(len(text),)]
+    assert _open_loop_connections() == []
