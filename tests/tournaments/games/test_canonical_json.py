@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from tests.tournaments.games.test_chain_key import hashed_fields
 from tests.tournaments.helpers import play_through_services, seated_table
 from tournaments.games import eventstore
 from tournaments.models import GameEvent
@@ -91,18 +92,7 @@ def test_a_played_games_hashes_are_recomputed_from_the_standard_librarys_json_al
     rows = list(game.events.order_by("seq"))
     assert rows
     for row in rows:
-        body = standard_json(
-            {
-                "seq": row.seq,
-                "type": row.type,
-                "v": row.version,
-                "payload": row.payload,
-                "at": eventstore._timestamp(row.recorded_at),
-                "command_id": row.command_id,
-                "actor_seat": row.actor_seat,
-                "cause": row.cause,
-            }
-        )
+        body = standard_json(hashed_fields(row))
         key = django_settings.HEARTS_CHAIN_KEY.encode()
         expected = hmac.new(key, (previous + body).encode(), hashlib.sha256).hexdigest()
         assert row.hash == expected, row.seq

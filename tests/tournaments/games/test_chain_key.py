@@ -24,20 +24,23 @@ def finished_game():
     return play_through_services(game, people)
 
 
+def hashed_fields(row) -> dict:
+    """Everything stored for an event that its hash covers, as the chain names it."""
+    return {
+        "seq": row.seq,
+        "type": row.type,
+        "v": row.version,
+        "payload": row.payload,
+        "at": eventstore._timestamp(row.recorded_at),
+        "command_id": row.command_id,
+        "actor_seat": row.actor_seat,
+        "cause": row.cause,
+    }
+
+
 def _plain_sha256(row, previous: str) -> str:
     """The chain's hash as an outsider can compute it: sha256 without the key."""
-    body = eventstore.canonical_json(
-        {
-            "seq": row.seq,
-            "type": row.type,
-            "v": row.version,
-            "payload": row.payload,
-            "at": eventstore._timestamp(row.recorded_at),
-            "command_id": row.command_id,
-            "actor_seat": row.actor_seat,
-            "cause": row.cause,
-        }
-    )
+    body = eventstore.canonical_json(hashed_fields(row))
     return hashlib.sha256((previous + body).encode()).hexdigest()
 
 
