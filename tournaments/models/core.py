@@ -226,7 +226,7 @@ class GameSeat(models.Model):
 
     @property
     def played_by_cpu(self) -> bool:
-        if self.player_id is None:  # no descriptor for an empty seat: read on every move
+        if self.player_id is None:  # asked of every seat on every move: an empty seat needs no lookup
             return False
         player = self.player
         return self.away or (player is not None and player.is_cpu)
