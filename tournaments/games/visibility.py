@@ -131,6 +131,8 @@ def seat_after_event(event_type: str, payload: dict, seat: int | None, player_id
 
 def seat_at(game_id: int, player_id: int | None, seq: int) -> int | None:
     """The seat ``player_id`` held once the game's log was at ``seq``, from its seating events."""
+    if seq <= 0 or player_id is None:
+        return None  # nobody sits before the first event, and only a player holds a seat
     seat = None
     seating = GameEvent.objects.filter(game_id=game_id, seq__lte=seq, type__in=SEATING_EVENTS).order_by("seq")
     for event_type, payload in seating.values_list("type", "payload"):
