@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from channels.auth import AuthMiddleware
 from channels.sessions import CookieMiddleware, InstanceSessionWrapper, SessionMiddleware
+from django.contrib.auth.models import AnonymousUser
 
 
 class WebSocketSessionMiddleware(SessionMiddleware):
@@ -25,6 +26,18 @@ class WebSocketSessionMiddleware(SessionMiddleware):
         return await self.inner(wrapper.scope, receive, send)
 
 
+class WebSocketAuthMiddleware(AuthMiddleware):
+    """``scope["user"]`` from the session, as Channels' ``AuthMiddleware`` reads it, except that a
+    connection with no session cookie (a ticket's: the load clients, other servers' clients) is
+    anonymous at once: Channels would send it to the database thread to find no session there."""
+
+    async def resolve_scope(self, scope):
+        if scope["session"].session_key is None:
+            scope["user"]._wrapped = AnonymousUser()
+            return
+        await super().resolve_scope(scope)
+
+
 def websocket_auth_stack(inner):
     """Channels' ``AuthMiddlewareStack`` for WebSocket routes: ``scope["user"]`` from the session."""
-    return CookieMiddleware(WebSocketSessionMiddleware(AuthMiddleware(inner)))
+    return CookieMiddleware(WebSocketSessionMiddleware(WebSocketAuthMiddleware(inner)))
