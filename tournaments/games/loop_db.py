@@ -79,9 +79,11 @@ async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequ
     ``%s::jsonb``), and a bare ``%s IS NULL`` or ``SELECT %s`` is refused or comes back as text."""
     pgconn = connection.pgconn
     query = _numbered(statement)  # before anything is sent: a statement it refuses costs nothing
-    transformer = Transformer(connection)
+    state = _state_of.get(connection)
+    if state is None:
+        state = _state_of[connection] = _ConnectionState(Transformer(connection))
+    transformer, prepared = state.transformer, state.prepared
     values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-    prepared = _prepared.setdefault(connection, {})
     name = prepared.get(statement)
     if name is None and len(prepared) < _PREPARED_MAX and connection.prepare_threshold is not None:
         name = b"hearts_loop_%d" % len(prepared)
@@ -100,7 +102,20 @@ async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequ
 _PREPARED_MAX = 64
 """Statements prepared on one connection at most (the live path has a handful of shapes)."""
 
-_prepared: weakref.WeakKeyDictionary[psycopg.AsyncConnection, dict[str, bytes]] = weakref.WeakKeyDictionary()
+
+class _ConnectionState:
+    """What a connection keeps between statements: the names of the statements prepared on it,
+    and the transformer that converts their values and rows (its adapters, looked up once per
+    type, as a psycopg cursor keeps its own across the statements it runs)."""
+
+    __slots__ = ("prepared", "transformer")
+
+    def __init__(self, transformer: Transformer):
+        self.prepared: dict[str, bytes] = {}
+        self.transformer = transformer
+
+
+_state_of: weakref.WeakKeyDictionary[psycopg.AsyncConnection, _ConnectionState] = weakref.WeakKeyDictionary()
 
 
 @functools.lru_cache(maxsize=256)
