@@ -14,6 +14,11 @@ Every client answers the moment it is to act (three cards to pass, then its lowe
 card), with ``expected_seq`` on plays and a ``command_id`` on passes, so that nothing is
 ever played twice. Reports plays per second and, for every card played, the time from the
 player sending it to the *last* of the other three seats receiving it (p50 / p99).
+
+The CPU a play costs is counted over the whole run, the tables' connections opening and closing
+included. ``--connections`` measures those alone: every client connects at once, each waits
+for its first ``update``, then all close (mid-game), and it prints the CPU of each process group
+per connection opened and per connection closed (``--bare``: the bare app's beside it).
 """
 
 from __future__ import annotations
@@ -332,8 +337,9 @@ class Figures:
         return self.latencies[min(len(self.latencies) - 1, int(len(self.latencies) * share))]
 
 
-def measure_project(args, env: dict) -> Figures:
-    """Seat the tables in the database, start the project's Daphnes and worker, play."""
+def measure_project(args, env: dict, measure=None):
+    """Seat the tables in the database, start the project's Daphnes and worker, play (or, with
+    ``measure``, run that instead of :func:`play_and_measure`, with the same arguments)."""
     from tournaments.clubs.services import player_register
     from tournaments.games.services import SeatSpec, game_create
     from tournaments.games.tickets import ws_ticket_issue
@@ -365,14 +371,15 @@ def measure_project(args, env: dict) -> Figures:
             "redis": pids_named("redis-server"),
             "clients": [os.getpid()],
         }
-        figures = play_and_measure("project", urls, groups, args)
+        figures = (measure or play_and_measure)("project", urls, groups, args)
     finally:
         stop(processes)
-    print_profile(profiles, "project", figures.plays)
+    if measure is None:
+        print_profile(profiles, "project", figures.plays)
     return figures
 
 
-def measure_bare(args, env: dict) -> Figures:
+def measure_bare(args, env: dict, measure=None):
     """The same clients against the bare app (bench/bare.py): the framework's own cost."""
     if args.route != "game":
         raise SystemExit("--bare keeps each table in the memory of one Daphne: use --route game")
@@ -391,10 +398,11 @@ def measure_bare(args, env: dict) -> Figures:
             for seat in range(4)
         ]
         groups = {"daphne": [p.pid for p in processes], "redis": pids_named("redis-server"), "clients": [os.getpid()]}
-        figures = play_and_measure("bare", urls, groups, args)
+        figures = (measure or play_and_measure)("bare", urls, groups, args)
     finally:
         stop(processes)
-    print_profile(profiles, "bare", figures.plays)
+    if measure is None:
+        print_profile(profiles, "bare", figures.plays)
     return figures
 
 
@@ -434,6 +442,68 @@ def play_and_measure(label: str, urls, groups: dict[str, list[int]], args) -> Fi
         recorder.unfinished,
         timeline,
     )
+
+
+@dataclass
+class Connections:
+    """What ``--connections`` measured against one server: every client connected at once, each
+    until its first ``update`` frame, then all closed."""
+
+    label: str
+    count: int
+    opened_in: float  # seconds from the first connect to the last client's first update
+    open_cpu: dict[str, float]  # CPU seconds per process group while they opened
+    close_cpu: dict[str, float]  # and while they closed (until a second after the last)
+
+    def report(self) -> None:
+        each = {
+            name: (self.open_cpu[name] * 1000 / self.count, self.close_cpu[name] * 1000 / self.count)
+            for name in self.open_cpu
+        }
+        print(f"--- {self.label}: {self.count} connections opened in {self.opened_in:.2f} s")
+        print(
+            "CPU per connection (ms), to open / to close: "
+            + ", ".join(f"{name} {opened:.2f} / {closed:.2f}" for name, (opened, closed) in each.items())
+        )
+
+
+def open_and_close(label: str, urls, groups: dict[str, list[int]], args) -> Connections:
+    """Open every client's connection at once, wait for each one's first ``update`` (the state
+    it plays from), then close them all: the CPU a table's sockets cost when a round starts and
+    when its players leave (here mid-game: each seat's grace period starts), beside no play."""
+    import websockets
+
+    async def connect(url: str, opened: list, leave: asyncio.Event) -> None:
+        async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
+            while orjson.loads(await ws.recv())["type"] != "update":
+                pass
+            opened.append(time.perf_counter())
+            await leave.wait()
+
+    async def run() -> tuple[float, dict, dict]:
+        opened: list[float] = []
+        leave = asyncio.Event()
+        start = group_cpu(groups)
+        began = time.perf_counter()
+        clients = [asyncio.create_task(connect(url, opened, leave)) for _, _, url in urls]
+        while len(opened) < len(clients):
+            done = [client for client in clients if client.done()]
+            for client in done:
+                client.result()  # a client that failed to connect raises here
+            await asyncio.sleep(0.01)
+        at_open = group_cpu(groups)
+        leave.set()
+        await asyncio.gather(*clients)
+        await asyncio.sleep(1.0)  # the servers finish their disconnects
+        end = group_cpu(groups)
+        return (
+            max(opened) - began,
+            {name: at_open[name] - start[name] for name in start},
+            {name: end[name] - at_open[name] for name in start},
+        )
+
+    opened_in, open_cpu, close_cpu = asyncio.run(run())
+    return Connections(label, len(urls), opened_in, open_cpu, close_cpu)
 
 
 def report(figures: Figures, args) -> None:
@@ -572,6 +642,13 @@ def main() -> int:
         "its heaviest functions after each run; the profiler about doubles the CPU a play costs, "
         "so compare shares, not milliseconds",
     )
+    parser.add_argument(
+        "--connections",
+        action="store_true",
+        help="measure no play: open every client's connection at once (each until its first update), "
+        "close them all, and print the CPU each costs to open and to close (with --bare, the bare "
+        "app's beside it)",
+    )
     args = parser.parse_args()
     if "postgres" not in os.environ.get("DATABASE_URL", "") or not os.environ.get("REDIS_URL"):
         raise SystemExit("set DATABASE_URL=postgres://... and REDIS_URL=redis://...: this measures the real back ends")
@@ -596,6 +673,13 @@ def main() -> int:
         f"machine load average {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} cores"
     )
+    if args.connections:
+        for number in range(args.runs):
+            print(f"\n--- run {number + 1} of {args.runs} (load average {os.getloadavg()[0]:.1f})")
+            measure_project(args, env, measure=open_and_close).report()
+            if args.bare:
+                measure_bare(args, env, measure=open_and_close).report()
+        return 0
     runs = []
     for number in range(args.runs):
         if args.runs > 1:
