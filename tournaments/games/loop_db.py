@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Sequence
 import psycopg
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
-from psycopg import pq
+from psycopg import abc, pq
 from psycopg import sql as pg_sql
 from psycopg.adapt import PyFormat, Transformer
 
@@ -110,7 +110,7 @@ class _ConnectionState:
 
     __slots__ = ("prepared", "transformer")
 
-    def __init__(self, transformer: Transformer):
+    def __init__(self, transformer: abc.Transformer):
         self.prepared: dict[str, bytes] = {}
         self.transformer = transformer
 
