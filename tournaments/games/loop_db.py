@@ -220,7 +220,7 @@ class _LoopConnections:
                 or connection.closed
                 or connection.info.transaction_status != pq.TransactionStatus.IDLE
             ):
-                await connection.close()
+                await _close(connection)
             else:
                 self._idle.append(connection)
         finally:
@@ -232,7 +232,14 @@ class _LoopConnections:
         finally:
             self._closed = True
             while self._idle:
-                await self._idle.pop().close()
+                await _close(self._idle.pop())
+
+
+async def _close(connection: psycopg.AsyncConnection) -> None:
+    """Close a loop connection and forget what it kept (its transformer holds the connection
+    itself, so the weak mapping alone would keep both for the life of the process)."""
+    _state_of.pop(connection, None)
+    await connection.close()
 
 
 _held: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopConnections] = weakref.WeakKeyDictionary()

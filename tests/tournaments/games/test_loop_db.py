@@ -130,3 +130,19 @@ def test_a_statement_larger_than_the_sockets_buffer_is_sent_whole():
 
     assert asyncio.run(loop_db.fetch("SELECT length(%s::text)", [text])) == [(len(text),)]
     assert _open_loop_connections() == []
+
+
+def test_a_closed_loop_connection_is_not_kept_alive_by_what_it_kept():
+    import gc
+    import weakref
+
+    async def fail_once():
+        await loop_db.fetch("SELECT 1 WHERE %s::int = 1", [1])
+        (connection,) = loop_db._held[asyncio.get_running_loop()]._idle
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            await loop_db.fetch("SELECT 1 / %s::int", [0])
+        return weakref.ref(connection)
+
+    gone = asyncio.run(fail_once())
+    gc.collect()
+    assert gone() is None
