@@ -3,9 +3,15 @@ and the players' tournament page show, pushed over ``ws/tournaments/<id>/``.
 
 Public information only, the same for every viewer: who sits where, each table's hand number,
 running totals, who is to act and since when, and whether a seat waits on an absent player or
-is played by a CPU. Never a card. A sealed table (its deals are being played at other tables of
-a duplicate round) shows no totals until the round is over: they would tell those tables about
-the deals.
+is played by a CPU. Never a card.
+
+A sealed table (its deals are being played at other tables of a duplicate round) shows, until
+the round is over, only what tells nothing of its play: its identity (``id``, ``number``,
+``game``), its seats (players, names, CPU, away / connected), its ``status`` (seated, playing,
+finished) and ``sealed: true``. Everything read from its game's progress is ``null``: the
+totals, the hand number, the phase, who is to act (the seat that held the 2♣ after the pass,
+each trick's winner, a moon shooter choosing), since when (the pace of play), who is awaited
+and whether a CPU is: each of these would tell the other tables about the deals.
 """
 
 from __future__ import annotations
@@ -22,6 +28,10 @@ from tournaments.models import Game, GameEvent, GameSeat, Round, Tournament
 
 def _progress(state) -> dict:
     return {"hand_number": state.hand_number, "phase": state.phase, "to_act": list(state.to_act)}
+
+
+# The fields of a table read from its game's progress: all None at a hidden (sealed) table.
+PROGRESS_FIELDS = ("hand_number", "phase", "to_act", "since", "waiting_on_absent", "cpu_to_act", "totals")
 
 
 def board_for_tournament(tournament: Tournament) -> dict:
@@ -71,12 +81,13 @@ def board_for_tournament(tournament: Tournament) -> dict:
     for table in tables:
         # a table without its game yet (game_id None) finds nothing in these dicts
         game = games.get(table.game_id)  # type: ignore[arg-type]
-        progress: dict[str, Any] = {"hand_number": 0, "phase": "seated", "to_act": []}
-        if game is not None and game.status == Game.Status.ACTIVE:
-            progress = eventstore.read_engine_game(game, _progress)
-        elif game is not None and game.status == Game.Status.FINISHED:
-            progress = {"hand_number": hands.get(game.pk, 0), "phase": engine.Phase.GAME_OVER, "to_act": []}
         hidden = game is not None and game.sealed and not round_over
+        progress: dict[str, Any] = {"hand_number": 0, "phase": "seated", "to_act": []}
+        if game is not None and not hidden:  # a hidden table's game state is not even read
+            if game.status == Game.Status.ACTIVE:
+                progress = eventstore.read_engine_game(game, _progress)
+            elif game.status == Game.Status.FINISHED:
+                progress = {"hand_number": hands.get(game.pk, 0), "phase": engine.Phase.GAME_OVER, "to_act": []}
         table_seats = []
         for seat, pid in enumerate(table.players):
             row = seats.get((table.game_id, seat))  # type: ignore[arg-type]  # no game: no seat rows
@@ -100,21 +111,22 @@ def board_for_tournament(tournament: Tournament) -> dict:
             if not table_seats[s]["cpu"] and not table_seats[s]["away"] and not table_seats[s]["connected"]
         ]
         since = last_event.get(table.game_id)
-        board["tables"].append(
-            {
-                "id": table.pk,
-                "number": table.number,
-                "status": table.status,
-                "game": table.game_id,
-                "seats": table_seats,
-                "hand_number": progress["hand_number"],
-                "phase": progress["phase"],
-                "to_act": progress["to_act"],
-                "since": since.isoformat() if since and progress["to_act"] else None,
-                "waiting_on_absent": waiting,
-                "cpu_to_act": any(table_seats[s]["cpu"] or table_seats[s]["away"] for s in progress["to_act"]),
-                "totals": None if hidden else totals.get(table.game_id),  # type: ignore[arg-type]  # no game: None
-                "sealed": hidden,
-            }
-        )
+        entry: dict[str, Any] = {
+            "id": table.pk,
+            "number": table.number,
+            "status": table.status,
+            "game": table.game_id,
+            "seats": table_seats,
+            "hand_number": progress["hand_number"],
+            "phase": progress["phase"],
+            "to_act": progress["to_act"],
+            "since": since.isoformat() if since and progress["to_act"] else None,
+            "waiting_on_absent": waiting,
+            "cpu_to_act": any(table_seats[s]["cpu"] or table_seats[s]["away"] for s in progress["to_act"]),
+            "totals": totals.get(table.game_id),  # type: ignore[arg-type]  # no game: None
+            "sealed": hidden,
+        }
+        if hidden:  # the same shape, none of its play: the other tables are playing these deals
+            entry.update(dict.fromkeys(PROGRESS_FIELDS))
+        board["tables"].append(entry)
     return board

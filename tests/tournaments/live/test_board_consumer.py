@@ -175,3 +175,154 @@ async def test_a_table_waiting_on_a_player_who_is_not_at_it_is_marked_until_they
     assert seen["seats"][seat]["connected"] and seat not in seen["waiting_on_absent"]
     await at_table.disconnect()
     await board.disconnect()
+
+
+# --- a sealed table (its duplicate deals played at other tables of the round) --------------------
+
+# A table's fields read from its game's progress: null at a sealed table until the round is over.
+PROGRESS = ("hand_number", "phase", "to_act", "since", "waiting_on_absent", "cpu_to_act", "totals")
+
+
+def _duplicate_round():
+    """11 players at 4s, duplicate deals: tables 1 and 2 (4 players) share deals and are sealed;
+    table 3 (3 players) plays deals of its own and is not."""
+    tournament = services.tournament_create(
+        league=LeagueFactory(),
+        name="Duplicate board",
+        seed=5,
+        duplicate_deals=True,
+        round_mode="fixed_hands",
+        hands_per_round=2,
+        rules_overrides={"moon": "shooter_chooses"},
+    )
+    people = [PlayerFactory() for _ in range(11)]
+    for person in people:
+        services.tournament_register(tournament_id=tournament.pk, player=person)
+    round_ = services.tournament_start_round(tournament_id=tournament.pk)
+    tables = list(round_.tables.order_by("number").select_related("game"))
+    assert [len(t.players) for t in tables] == [4, 4, 3]
+    assert [t.game.sealed for t in tables] == [True, True, False]
+    return tournament, {p.pk: p for p in people}, tables
+
+
+def _session_cookie(player):
+    from django.test import Client
+
+    browser = Client()
+    browser.force_login(player.user)
+    return browser.cookies["sessionid"].value
+
+
+def _rest_board(client, tournament_id):
+    response = client.get(f"/api/tournaments/{tournament_id}/board/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _truth(game_id):
+    """What the engine knows of the game's progress (what the board must not tell of a sealed one)."""
+    game = Game.objects.get(pk=game_id)
+    if game.status == Game.Status.FINISHED:
+        return (game.status, None, None, ())
+    return eventstore.read_engine_game(
+        game, lambda state: (game.status, state.hand_number, state.phase, tuple(state.to_act))
+    )
+
+
+async def _board_now(socket, pushed):
+    """The socket's board as of now: ping, and take the board sent just before the pong (the
+    boards pushed meanwhile are kept in ``pushed``)."""
+    await socket.send_to(text_data=json.dumps({"type": "ping"}))
+    last = None
+    while True:
+        frame = json.loads(await socket.receive_from(timeout=5))
+        if frame["type"] == "pong":
+            assert last is not None
+            return {key: value for key, value in last.items() if key != "type"}
+        assert frame["type"] == "board", frame
+        pushed.append(frame)
+        last = frame
+
+
+async def test_a_sealed_table_shows_nothing_of_its_play_on_the_board_rest_or_socket_to_anyone(settings):
+    from rest_framework.test import APIClient
+
+    from tests.tournaments.helpers import client_for
+    from tournaments.autoplay.sweeper import game_run_finished_hooks
+
+    settings.HEARTS_WS_RATE, settings.HEARTS_WS_BURST = 1000.0, 1000
+    tournament, people, tables = await database_sync_to_async(_duplicate_round)()
+    first, second, third = tables
+    rival = people[second.players[0]]  # a player at the other table playing table 1's deals
+    rest = {"anonymous": APIClient(), "rival": await database_sync_to_async(client_for)(rival)}
+    cookie = await database_sync_to_async(_session_cookie)(rival)
+    sockets = {}
+    for label, headers in (("anonymous", []), ("rival", [(b"cookie", f"sessionid={cookie}".encode())])):
+        socket = WebsocketCommunicator(
+            application,
+            f"/ws/tournaments/{tournament.pk}/",
+            headers=[(b"origin", b"http://localhost"), (b"host", b"localhost"), *headers],
+        )
+        assert (await socket.connect(timeout=5))[0]
+        sockets[label] = socket
+    pushed = []
+
+    async def boards():
+        """Every reader's board now (REST and socket, anonymous and the rival): one board."""
+        seen = {}
+        for label, client in rest.items():
+            seen[f"rest {label}"] = await database_sync_to_async(_rest_board)(client, tournament.pk)
+        for label, socket in sockets.items():
+            seen[f"socket {label}"] = await _board_now(socket, pushed)
+        one = seen["rest anonymous"]
+        for door, board in seen.items():
+            assert board == one, door
+            assert_no_card(board)
+        return {table["number"]: table for table in one["tables"]}
+
+    start = await boards()
+    hidden = start[1]
+    assert hidden["sealed"] is True and hidden["status"] == "playing" and hidden["game"] == first.game_id
+    assert [s["player_id"] for s in hidden["seats"]] == first.players
+    assert all(s["name"] for s in hidden["seats"])
+    assert {key: hidden[key] for key in PROGRESS} == dict.fromkeys(PROGRESS)
+    assert start[2]["sealed"] is True and {key: start[2][key] for key in PROGRESS} == dict.fromkeys(PROGRESS)
+    # the same keys at every table: a hidden one is told apart only by its nulls and `sealed`
+    assert set(hidden) == set(start[2]) == set(start[3])
+
+    # table 3 plays deals of its own: its progress is shown and follows its play
+    shown = start[3]
+    assert shown["sealed"] is False and shown["hand_number"] == 1 and shown["phase"] == "passing"
+    assert shown["to_act"] and shown["since"] and shown["waiting_on_absent"] == shown["to_act"]
+    assert shown["cpu_to_act"] is False
+    await database_sync_to_async(_play_one)(third.game_id, people)
+    moved = (await boards())[3]
+    truth = await database_sync_to_async(_truth)(third.game_id)
+    assert (moved["hand_number"], moved["phase"], tuple(moved["to_act"])) == truth[1:]
+    assert moved["to_act"] != shown["to_act"] and moved["since"] >= shown["since"]
+
+    # table 1 plays its whole game (the pass, the 2♣'s lead, every trick, a second hand) while
+    # table 2 has not started: its entry is the same at every moment, to every reader
+    truths = {await database_sync_to_async(_truth)(first.game_id)}
+    moves = 0
+    while (await database_sync_to_async(_truth)(first.game_id))[0] == Game.Status.ACTIVE:
+        await database_sync_to_async(_play_one)(first.game_id, people)
+        moves += 1
+        truths.add(await database_sync_to_async(_truth)(first.game_id))
+        if moves % 3 and (await database_sync_to_async(_truth)(first.game_id))[0] == Game.Status.ACTIVE:
+            continue  # every third move (and the last) is looked at: enough moments, and quick
+        now = await boards()
+        assert now[1] == {**hidden, "status": now[1]["status"]}, moves  # finished once its game is
+        assert now[2] == start[2], moves
+    assert moves > 100 and len({t[3] for t in truths}) > 3 and {t[1] for t in truths} >= {1, 2}
+    for frame in pushed:  # the boards pushed as it played, too
+        entry = next(t for t in frame["tables"] if t["number"] == 1)
+        assert entry in (hidden, {**hidden, "status": "finished"}), entry
+
+    # over: its table is finished, and still nothing else of it is shown while table 2 plays
+    await database_sync_to_async(game_run_finished_hooks)(game_id=first.game_id)
+    over = await boards()
+    assert over[1] == {**hidden, "status": "finished"}
+    assert over[2] == start[2]
+    for socket in sockets.values():
+        await socket.disconnect()

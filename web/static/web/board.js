@@ -49,21 +49,25 @@ export function seatLabel(seat) {
 }
 
 // The board's tables as cards: players with totals, hand number, who is to act and since when.
+// A sealed table (duplicate deals still played elsewhere) has all of these null until the round
+// is over: only its players and whether it is playing or finished are shown.
 export function tablesHtml(board) {
   if (!board.round) return `<p class="muted">${esc(_("No round has been drawn yet."))}</p>`;
   if (!board.tables.length) return `<p class="muted">${esc(_("No tables."))}</p>`;
   return `<div class="board-tables">${board.tables.map((t) => {
-    const acting = new Set(t.to_act);
-    const waiting = t.waiting_on_absent.length > 0;
-    const state = t.status === "finished" ? _("finished") : t.status === "seated" ? _("seated") : fmt(_("hand %(n)s"), { n: t.hand_number });
+    const toAct = t.to_act || [];
+    const acting = new Set(toAct);
+    const waiting = (t.waiting_on_absent || []).length > 0;
+    const state = t.status === "finished" ? _("finished") : t.status === "seated" ? _("seated")
+      : t.hand_number == null ? _("playing") : fmt(_("hand %(n)s"), { n: t.hand_number });
     const rows = t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}">
         <span class="seat-no">${s.seat + 1}</span> ${seatLabel(s)}
         <span class="total">${t.totals ? t.totals[s.seat] : ""}</span></li>`).join("");
     return `<article class="board-table ${t.status}${waiting ? " waiting" : ""}" data-table="${t.number}" data-status="${t.status}">
       <h4>${esc(fmt(_("Table %(n)s"), { n: t.number }))} <span class="muted">· ${esc(state)}</span>${waiting ? ` <span class="badge warn">${esc(_("waiting on an absent player"))}</span>` : ""}</h4>
       <ol class="board-seats">${rows}</ol>
-      ${t.to_act.length ? `<p class="muted to-act">${esc(fmt(_("to act: %(names)s"), { names: t.to_act.map((s) => t.seats[s].name).join(", ") }))}${t.cpu_to_act ? ` ${esc(_("(CPU)"))}` : ""} · ${esc(ago(t.since))}</p>` : ""}
-      ${t.sealed ? `<p class="muted">${esc(_("totals shown when the round is over (duplicate deals)"))}</p>` : ""}
+      ${toAct.length ? `<p class="muted to-act">${esc(fmt(_("to act: %(names)s"), { names: toAct.map((s) => t.seats[s].name).join(", ") }))}${t.cpu_to_act ? ` ${esc(_("(CPU)"))}` : ""} · ${esc(ago(t.since))}</p>` : ""}
+      ${t.sealed ? `<p class="muted sealed">${esc(_("This table cannot be watched until its round is over."))}</p>` : ""}
     </article>`;
   }).join("")}</div>`;
 }

@@ -48,9 +48,9 @@ function render() {
   } else {
     const tables = board.tables.slice(current.from, current.from + TABLES_PER_PAGE);
     $("s-body").innerHTML = `<div class="tables" id="s-tables">${tables.map((t) => {
-      const acting = new Set(t.to_act);
-      return `<article class="${t.status}${t.waiting_on_absent.length ? " waiting" : ""}"><h2>${esc(fmt(_("Table %(n)s"), { n: t.number }))}
-        <span class="muted">${esc(t.status === "finished" ? _("done") : t.status === "seated" ? "" : fmt(_("hand %(n)s"), { n: t.hand_number }))}</span></h2>
+      const acting = new Set(t.to_act || []);  // null at a sealed table: nothing of its play shown
+      return `<article class="${t.status}${(t.waiting_on_absent || []).length ? " waiting" : ""}"><h2>${esc(fmt(_("Table %(n)s"), { n: t.number }))}
+        <span class="muted">${esc(t.status === "finished" ? _("done") : t.status === "seated" || t.hand_number == null ? "" : fmt(_("hand %(n)s"), { n: t.hand_number }))}</span></h2>
         <ol>${t.seats.map((s) => `<li class="${acting.has(s.seat) ? "acting" : ""}"><span class="n">${esc(s.name)}${s.cpu_fill ? ` ${esc(_("(CPU)"))}` : ""}${s.away ? ` <span class="tag">${esc(_("away"))}</span>` : ""}</span>
           <span>${t.totals ? t.totals[s.seat] : ""}</span></li>`).join("")}</ol></article>`;
     }).join("")}</div>`;
