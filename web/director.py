@@ -269,4 +269,6 @@ def table_cards(request, tournament_id: int, number: int):
 @login_required(login_url="/web/login")
 def results_sheet(request, tournament_id: int):
     tournament = _tournament(request, tournament_id)
-    return TemplateResponse(request, "tournaments/results_sheet.html", selectors.results_sheet(tournament))
+    return TemplateResponse(
+        request, "tournaments/results_sheet.html", selectors.results_sheet(tournament, request.user)
+    )

@@ -23,6 +23,7 @@ from tournaments.clubs.auth import requester
 from tournaments.clubs.serializers import LeagueSerializer
 from tournaments.competitions import selectors, services
 from tournaments.competitions.board import board_for_tournament
+from tournaments.games import visibility
 from tournaments.models import Club, League, Player, Round, Season, Table, Tournament
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
 
@@ -299,6 +300,13 @@ def _player_for(request, player_id: int | None, league_id: int | None = None) ->
     return player
 
 
+def _is_id(pk) -> bool:
+    """Whether a path's ``pk`` is an id: ASCII digits (``str.isdigit`` also takes '²' and '١٢',
+    which ``int`` refuses) no larger than a bigint (``int`` refuses over 4300 digits)."""
+    text = str(pk)
+    return text.isascii() and text.isdigit() and len(text) <= 19 and int(text) <= MAX_ID
+
+
 # --- views ----------------------------------------------------------------------------------
 
 
@@ -313,6 +321,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     serializer_class = TournamentSerializer
     permission_classes = [IsAuthenticatedOrReadOnly]
+    lookup_value_regex = "[0-9]+"  # ASCII digits only (``\d`` takes '²'): anything else is a 404
 
     def get_queryset(self):
         league = int_query_param(self.request, "league")
@@ -323,7 +332,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     def get_object(self) -> Tournament:
         pk = self.kwargs["pk"]
-        if not str(pk).isdigit():
+        if not _is_id(pk):
             raise DomainError("tournament_not_found", f"There is no tournament {pk}.", status=404)
         return get_object_or_404(selectors.tournaments_list(), pk=int(pk))
 
@@ -416,7 +425,11 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             correction=values["correction"],
         )
         table = Table.objects.select_related("game").prefetch_related("results__player").get(pk=table.pk)
-        context = {"names": selectors.player_names(table.players), "staff": True}
+        # the director's answer, unless they play in this round (visibility.holds_seat_in_round)
+        context = {
+            "names": selectors.player_names(table.players),
+            "staff": not visibility.holds_seat_in_round(request.user, table.round_id),
+        }
         return Response(TableSerializer(table, context=context).data)
 
     @extend_schema(methods=["get"], responses={200: RulingSerializer(many=True)})
@@ -498,12 +511,14 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @action(detail=True, methods=["get"], url_path=r"rounds/(?P<number>[0-9]+)/tables")
     def tables(self, request, pk=None, number=None):
         """A round's tables: who sits where, the game, and the results."""
-        tables = selectors.tables_for_round(self.get_object(), int(number))
+        tournament = self.get_object()
+        tables = selectors.tables_for_round(tournament, int(number)) if _is_id(number) else None
         if tables is None:
             raise DomainError("round_not_found", f"There is no round {number}.", status=404)
         tables = list(tables)
         names = selectors.player_names(pid for table in tables for pid in table.players)
-        context = {"names": names, "staff": request.user.is_authenticated and request.user.is_staff}
+        round_id = tables[0].round_id if tables else None
+        context = {"names": names, "staff": visibility.sees_sealed_results(request.user, round_id)}
         return Response(TableSerializer(tables, many=True, context=context).data)
 
     @extend_schema(
@@ -558,9 +573,11 @@ class SeasonSerializer(serializers.ModelSerializer):
 class LeagueViewSet(views.LeagueViewSet):
     """Leagues of every club; directors (staff) create them, and the league's directors its seasons."""
 
+    lookup_value_regex = "[0-9]+"  # as TournamentViewSet's
+
     def get_object(self) -> League:
         pk = self.kwargs["pk"]
-        if not str(pk).isdigit() or int(pk) > MAX_ID:
+        if not _is_id(pk):
             raise DomainError("league_not_found", f"There is no league {pk}.", status=404)
         return get_object_or_404(League, pk=int(pk))
 

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import Count, Prefetch, Q
 
 from tournaments.competitions import standings as scoring
+from tournaments.games import visibility
 from tournaments.models import League, Player, Registration, Round, Ruling, Table, TableResult, Tournament
 
 
@@ -180,10 +181,18 @@ def table_cards(round_: Round) -> list[dict]:
     ]
 
 
-def results_sheet(tournament: Tournament) -> dict:
-    """The printable results sheet: every round's tables with results and rulings, and the standings."""
+def results_sheet(tournament: Tournament, viewer=None) -> dict:
+    """The printable results sheet: every round's tables with results and rulings, and the
+    standings. A round of duplicate deals still playing is ``hidden`` to a ``viewer`` who plays
+    in it (a director at a table): its other tables' results follow the deals they are playing."""
     rounds = [
-        {"round": round_, "tables": list(tables_for_round(tournament, round_.number))}
+        {
+            "round": round_,
+            "tables": list(tables_for_round(tournament, round_.number)),
+            "hidden": tournament.duplicate_deals
+            and round_.status != Round.Status.FINISHED
+            and visibility.holds_seat_in_round(viewer, round_.pk),
+        }
         for round_ in tournament.rounds.order_by("number")
     ]
     return {"tournament": tournament, "rounds": rounds, "lines": standings_for_tournament(tournament)}

@@ -306,13 +306,8 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         )
         game = result.game
         sight = visibility.sight(game, request.user)
-        return Response(
-            {
-                "seq": game.seq,
-                "duplicate": result.duplicate,
-                "events": [visible_event(row, sight) for row in result.events],
-            }
-        )
+        events = visibility.visible_events(game, sight, requester(request).pk, list(result.events))
+        return Response({"seq": game.seq, "duplicate": result.duplicate, "events": events})
 
     @extend_schema(
         request=None,
@@ -363,8 +358,9 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         game = self.get_object()
         sight = self._watching(game)
         after = int_query_param(request, "after", default=0)
-        rows = selectors.game_events_after(game, after, up_to=game.seq)
-        return Response({"seq": game.seq, "status": game.status, "events": [visible_event(row, sight) for row in rows]})
+        rows = list(selectors.game_events_after(game, after, up_to=game.seq))
+        events = visibility.visible_events(game, sight, self._player_id(), rows)
+        return Response({"seq": game.seq, "status": game.status, "events": events})
 
     @extend_schema(
         parameters=[
@@ -386,6 +382,9 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         seat = int_query_param(request, "seat")
         if seat is not None and not 0 <= seat < game.players_count:
             raise DomainError("invalid_seat", f"This table has seats 0 to {game.players_count - 1}.")
+        if not sight.everything:
+            # the seat held once the log was at ``at``: a newcomer the director seated held none before
+            sight = visibility.sight_at(game, sight, visibility.seat_at(game.pk, self._player_id(), at))
         if not sight.everything and seat is not None and seat != sight.seat:
             raise DomainError("hidden_until_over", "Other seats' views are hidden until the game is over.", status=403)
         shown = visibility.sight_of_seat(game, seat, sight.kind) if sight.everything else sight
@@ -448,6 +447,11 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
                 status=403,
             )
         return sight
+
+    def _player_id(self) -> int | None:
+        """The requester's player id (None: anonymous, or a user without a player)."""
+        player = getattr(self.request.user, "player", None) if self.request.user.is_authenticated else None
+        return player.pk if player is not None else None
 
     def _game_id(self, pk) -> int:
         try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import engine
 from tournaments.games.eventstore import event_dict, is_engine_event
-from tournaments.models import Game, GameEvent, GameSeat
+from tournaments.models import Game, GameEvent, GameSeat, Table
 
 
 class ViewerKind(enum.StrEnum):
@@ -71,7 +71,7 @@ def sight(game: Game, user, seats: list[GameSeat] | None = None) -> Sight:
         kind = ViewerKind.SEATED
     elif not signed_in:
         kind = ViewerKind.ANONYMOUS
-    elif user.is_staff:
+    elif user.is_staff and not (game.sealed and holds_seat_in_round(user, round_of(game))):
         kind = ViewerKind.STAFF
     elif getattr(getattr(user, "player", None), "is_guest", False):
         kind = ViewerKind.GUEST
@@ -84,6 +84,26 @@ def sight_of_seat(game: Game, seat: int | None, kind: ViewerKind) -> Sight:
     """The sight of a viewer already placed: at ``seat`` (None: not seated) and of ``kind``."""
     may_watch = not game.sealed or seat is not None or kind == ViewerKind.STAFF
     return Sight(kind=kind, seat=seat, everything=game.is_over and not game.sealed, may_watch=may_watch)
+
+
+def round_of(game: Game) -> int | None:
+    """The id of the tournament round ``game`` is a table of, or None (a casual game)."""
+    return Table.objects.filter(game=game).values_list("round_id", flat=True).first()
+
+
+def holds_seat_in_round(user, round_id: int | None) -> bool:
+    """Whether ``user`` holds a seat at a table of the round (any table, finished or not): for
+    that round's sealed tables such a staff member is a player like any other, not staff."""
+    if round_id is None or user is None or not user.is_authenticated:
+        return False
+    return GameSeat.objects.filter(game__competition_table__round_id=round_id, player__user_id=user.pk).exists()
+
+
+def sees_sealed_results(user, round_id: int | None) -> bool:
+    """Whether ``user`` sees the results of the round's sealed tables before the round is over:
+    staff who play at none of its tables."""
+    signed_in = user is not None and user.is_authenticated
+    return bool(signed_in and user.is_staff) and not holds_seat_in_round(user, round_id)
 
 
 def seat_of_user(game: Game, user, seats: list[GameSeat] | None = None) -> int | None:
@@ -174,3 +194,31 @@ def visible_event(row: GameEvent, sight: Sight) -> dict:
         "cause": row.cause,
         "payload": visible_payload(row, sight),
     }
+
+
+def seats_held_through(game_id: int, player_id: int | None, rows: list[GameEvent]) -> list[int | None]:
+    """The seat ``player_id`` held at each of ``rows`` (consecutive events of the game's log),
+    as its seating events say: a newcomer the director seated held no seat before the swap."""
+    seat = seat_at(game_id, player_id, rows[0].seq - 1) if rows else None
+    held = []
+    for row in rows:
+        seat = seat_after_event(row.type, row.payload, seat, player_id)
+        held.append(seat)
+    return held
+
+
+def sight_at(game: Game, sight: Sight, seat: int | None) -> Sight:
+    """``sight`` for an earlier moment at which the viewer held ``seat`` (their own now, or none)."""
+    if seat == sight.seat:
+        return sight
+    kind = ViewerKind.SEATED if seat is not None else ViewerKind.MEMBER
+    return Sight(kind=kind, seat=seat, everything=sight.everything, may_watch=sight.may_watch)
+
+
+def visible_events(game: Game, sight: Sight, player_id: int | None, rows: list[GameEvent]) -> list[dict]:
+    """``rows`` as this viewer may see them: each redacted for the seat the viewer held at it
+    (every hand once everything may be shown), never for the seat held now."""
+    if sight.everything:
+        return [visible_event(row, sight) for row in rows]
+    held = seats_held_through(game.pk, player_id, rows)
+    return [visible_event(row, sight_at(game, sight, seat)) for row, seat in zip(rows, held, strict=True)]

@@ -368,3 +368,83 @@ async def test_a_viewer_who_sits_nowhere_is_refused_a_move_before_it_reaches_the
     frames = await frames_until(socket, lambda f: f["type"] == "error")
     assert frames[-1]["code"] == "not_seated" and frames[-1]["command_id"] == "x1"
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_newcomer_the_director_seats_reads_the_earlier_events_over_rest_as_they_stood_then(scheduler):
+    """Found by review: the WebSocket redacted each earlier event for the seat held at it, but
+    REST's events and replay redacted them for the seat held now, so a newcomer read the hand
+    the seat was dealt and the cards its previous player passed."""
+    from tests.tournaments.helpers import seated_table
+    from tournaments.games.services import game_reassign_seat
+
+    game, people, _ = seated_table()
+    newcomer = PlayerFactory()
+    for seat in range(4):
+        _move(game, people, seat)  # every pass of the first hand
+    passed = GameEvent.objects.get(game=game, type="CardsPassed", payload__seat=2)
+    swapped_at = game_reassign_seat(game_id=game.pk, seat=2, player=newcomer).seq
+    _move(game, {**dict(enumerate(people)), 2: newcomer})  # the first trick's lead, after the swap
+    api = client_for(newcomer)
+    events = {e["seq"]: e for e in api.get(f"/api/games/{game.pk}/events/", {"after": 0}).json()["events"]}
+    assert events[passed.seq]["payload"]["cards"] is None
+    dealt = next(e for e in events.values() if e["type"] == "HandDealt")["payload"]["hands"]
+    assert dealt == [None] * 4  # dealt before they sat: nobody's hand was theirs
+    before = api.get(f"/api/games/{game.pk}/replay/", {"at": passed.seq}).json()
+    assert before["seat"] is None and before["view"]["passed"] is None and before["view"]["hand"] is None
+    peek = api.get(f"/api/games/{game.pk}/replay/", {"at": passed.seq, "seat": 2})
+    assert peek.status_code == 403 and peek.json()["code"] == "hidden_until_over"
+    # from the swap on the seat is theirs, over both doors
+    after = api.get(f"/api/games/{game.pk}/replay/", {"at": swapped_at}).json()
+    assert after["seat"] == 2 and len(after["view"]["hand"]) == 13
+    assert api.get(f"/api/games/{game.pk}/").json()["state"]["seat"] == 2
+    # the previous player, a spectator now, still reads their own pass as it stood then
+    former = client_for(people[2]).get(f"/api/games/{game.pk}/events/", {"after": 0}).json()["events"]
+    assert next(e for e in former if e["seq"] == passed.seq)["payload"]["cards"] == passed.payload["cards"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_staff_member_who_plays_in_a_duplicate_round_is_a_player_there_not_staff(scheduler):
+    """Found by review: staff may watch a sealed table, and that shortcut also let a staff member
+    seated at the round's other table watch the table playing the deals they were playing, and
+    read its result."""
+    from django.test import Client
+
+    tournament, _, tables, seated, director = _duplicate_round()
+    first, second = tables
+    playing = seated[1][0]  # sits at table 2
+    playing.user.is_staff = True
+    playing.user.save()
+    _play_table(first, seated[0])  # table 1 ends; table 2 has not played a card of the deal
+    staff_player = client_for(playing)
+    for door in ("events/", "replay/", "export/", "audit/", "spectators/"):
+        response = staff_player.get(f"/api/games/{first.game.pk}/{door}")
+        assert response.status_code == 403 and response.json()["code"] == "hidden_until_round_over", door
+    detail = staff_player.get(f"/api/games/{first.game.pk}/").json()
+    assert detail["watchable"] is False and detail["final_totals"] is None and detail["state"] is None
+    listed = staff_player.get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert [t["results"] for t in listed] == [[], []]
+    browser = Client()
+    browser.force_login(playing.user)
+    sheet = browser.get(f"/director/tournaments/{tournament.pk}/sheet/").content.decode()
+    assert "Hidden while you play in this round" in sheet
+    # staff who play nowhere in the round still watch (as a spectator) and read the result
+    assert client_for(director).get(f"/api/games/{first.game.pk}/events/").status_code == 200
+    results = client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert len(results[0]["results"]) == 4
+    browser.force_login(director.user)
+    assert "Hidden while you play" not in browser.get(f"/director/tournaments/{tournament.pk}/sheet/").content.decode()
+    # the socket: closed as for any player of another table of the round
+    from asgiref.sync import async_to_sync
+
+    async def socket_code():
+        communicator, connected, _ = await connect(first.game, playing, after=0)
+        assert connected
+        frame = json.loads(await communicator.receive_from(timeout=5))
+        closed = await communicator.receive_output(timeout=5)
+        return frame, closed
+
+    frame, closed = async_to_sync(socket_code)()
+    assert frame["code"] == "hidden_until_round_over" and closed == {"type": "websocket.close", "code": 4403}
+    _play_table(second, seated[1])  # the round is over: everything is shown to everyone
+    assert staff_player.get(f"/api/games/{first.game.pk}/events/").status_code == 200

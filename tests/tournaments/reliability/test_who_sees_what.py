@@ -485,19 +485,31 @@ class Match:
                 assert events.status_code == 200
                 listed = events.json()["events"]
                 viewer.seen_events = max([viewer.seen_events, *[e["seq"] for e in listed]])
-            self.check(viewer, events.json(), "events", game=game)
+                truth = self.now(game).truth
+                player_id = viewer.player.pk if viewer.player is not None else None
+                for event in listed:  # each as it stood, for the seat held at it (not the one held now)
+                    self.check(
+                        viewer,
+                        event,
+                        "events",
+                        seat=truth.seat_of(player_id, event["seq"]),
+                        seq=event["seq"],
+                        game=game,
+                    )
+            rest = {key: value for key, value in events.json().items() if key != "events"}
+            self.check(viewer, rest, "events", game=game)  # the rest of the body, as things are now
         if "replay" in doors and game.seq:
-            self.replay_door(viewer, game, self.rng.randint(1, game.seq), watch, seat)
+            self.replay_door(viewer, game, self.rng.randint(1, game.seq), watch)
         if level == "light":
             return
         if game.seq:
-            self.replay_door(viewer, game, game.seq, watch, seat)
+            self.replay_door(viewer, game, game.seq, watch)
             inside = [
                 r.seq
                 for r in GameEvent.objects.filter(game=game, type__in=["TrickTaken", "PassCompleted", "HandScored"])
             ]
             if inside:
-                self.replay_door(viewer, game, self.rng.choice(inside) - 1, watch, seat)
+                self.replay_door(viewer, game, self.rng.choice(inside) - 1, watch)
             other = self.rng.randrange(self.s.players)
             peek = viewer.api.get(f"{base}/replay/", {"seat": other})
             if watch and not self.everything(game) and other != seat:
@@ -589,7 +601,7 @@ class Match:
             assert done["status"] == "done", done
             self.check(viewer, done, "analysis", game=game)
 
-    def replay_door(self, viewer, game, at, watch, seat) -> None:
+    def replay_door(self, viewer, game, at, watch) -> None:
         response = viewer.api.get(f"/api/games/{game.pk}/replay/", {"at": at})
         if not watch:
             assert response.status_code == 403, response.content
@@ -597,10 +609,13 @@ class Match:
             return
         assert response.status_code == 200, (at, response.content)
         body = response.json()
-        assert body["view"]["seat"] == (seat if not self.everything(game) else None) or self.everything(game)
+        # the seat held once the log was at ``at`` (a newcomer the director seated held none before)
+        player_id = viewer.player.pk if viewer.player is not None else None
+        held = self.now(game).truth.seat_of(player_id, at)
+        assert body["view"]["seat"] == (held if not self.everything(game) else None) or self.everything(game)
         if not self.everything(game):
             assert "hands" not in body and "views" not in body
-        self.check(viewer, body, f"replay at {at}", seq=at, game=game)
+        self.check(viewer, body, f"replay at {at}", seat=held, seq=at, game=game)
 
     def tournament_doors(self, viewer: Viewer) -> None:
         base = f"/api/tournaments/{self.tournament.pk}"
@@ -907,6 +922,12 @@ async def finish_duplicate_round(match: Match) -> None:
     frame = json.loads(await board.receive_from(timeout=5))
     assert frame["type"] == "board"
     await board.disconnect()
+    # both tables play the same deals: nothing of their play is on the board, only who sits
+    # there and whether they play (docs/websocket.md)
+    progress = ("hand_number", "phase", "to_act", "since", "waiting_on_absent", "cpu_to_act", "totals")
+    assert [table["sealed"] for table in frame["tables"]] == [True, True]
+    for table in frame["tables"]:
+        assert {key: table[key] for key in progress} == dict.fromkeys(progress), table
 
     def check_board():
         match.changed()
