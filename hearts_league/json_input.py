@@ -88,7 +88,8 @@ class LimitedJSONParser(JSONParser):
         limit = settings.HEARTS_MAX_BODY_BYTES
         request = (parser_context or {}).get("request")
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
-        if declared and declared.isdigit() and int(declared) > limit:
+        # ASCII digits: str.isdigit also takes '²', which int refuses (a header is latin-1)
+        if declared and declared.isascii() and declared.isdigit() and (len(declared) > 19 or int(declared) > limit):
             raise JSONRefused("body_too_large", f"The body is longer than {limit} bytes.", 413)
         body = stream.read(limit + 1) if stream is not None else b""
         try:

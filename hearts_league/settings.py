@@ -142,7 +142,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # transaction mode before 1.21).
     prepare_threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
     if prepare_threshold not in ("none", ""):
-        if not prepare_threshold.isdigit():
+        if not (prepare_threshold.isascii() and prepare_threshold.isdigit()):  # isdigit takes '²'; int does not
             raise environ.ImproperlyConfigured("DATABASE_PREPARE_THRESHOLD must be a whole number or 'none'")
         DATABASES["default"]["OPTIONS"].update(
             {"server_side_binding": True, "prepare_threshold": int(prepare_threshold)}

@@ -3,12 +3,13 @@
 from django.contrib import admin
 from django.utils import timezone
 
+from hearts_league.admin import GuardedLookupsAdmin
 from ratings.models import QueueEntry, Rating, RatingHistory
 from ratings.rating import stored_model
 from ratings.selectors import current_rating
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(GuardedLookupsAdmin):
     def has_add_permission(self, request):
         return False
 

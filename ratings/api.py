@@ -175,10 +175,11 @@ def _queue_status(entry) -> dict:
 
 
 def _limit(request) -> int:
-    raw = request.query_params.get("limit") or "100"
-    if not raw.isdigit() or not 1 <= int(raw) <= 1000:
-        raise DomainError("invalid_parameter", "'limit' must be a whole number from 1 to 1000.")
-    return int(raw)
+    try:  # the project's integer parameter: ASCII digits only (str.isdigit takes '²', int does not)
+        limit = int_query_param(request, "limit", minimum=1, maximum=1000)
+    except DomainError:
+        raise DomainError("invalid_parameter", "'limit' must be a whole number from 1 to 1000.") from None
+    return 100 if limit is None else limit
 
 
 # --- views ----------------------------------------------------------------------------------

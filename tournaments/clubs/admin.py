@@ -2,18 +2,19 @@
 
 from django.contrib import admin
 
+from hearts_league.admin import GuardedLookupsAdmin
 from tournaments.models import Club, League, Player
 
 
 @admin.register(Club)
-class ClubAdmin(admin.ModelAdmin):
+class ClubAdmin(GuardedLookupsAdmin):
     list_display = ["name", "slug", "created_at"]
     prepopulated_fields = {"slug": ["name"]}
     search_fields = ["name"]
 
 
 @admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
+class LeagueAdmin(GuardedLookupsAdmin):
     list_display = ["name", "club", "rate_games_with_cpus", "created_at"]
     list_filter = ["club"]
     prepopulated_fields = {"slug": ["name"]}
@@ -21,7 +22,7 @@ class LeagueAdmin(admin.ModelAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(GuardedLookupsAdmin):
     list_display = ["display_name", "user", "club", "bot_kind", "is_guest", "created_at"]
     list_filter = ["bot_kind", "is_guest", "club"]
     search_fields = ["display_name", "user__username"]

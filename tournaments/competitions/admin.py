@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from hearts_league.admin import GuardedLookupsAdmin
 from hearts_league.api import DomainError
 from hearts_league.i18n import localize
 from tournaments.competitions import selectors, services
@@ -29,7 +30,7 @@ def _run(modeladmin, request, queryset, label, service, **kwargs):
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
+class SeasonAdmin(GuardedLookupsAdmin):
     list_display = ["name", "league", "starts_on", "ends_on"]
     list_filter = ["league"]
     search_fields = ["name", "league__name"]
@@ -65,7 +66,9 @@ class RoundInline(admin.TabularInline):
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(GuardedLookupsAdmin):
+    # No ``seed`` here, shown, edited or set: each round's seed follows from it (seed * 1000 + the
+    # round's number), and every deal from that. Without one each round draws a random seed.
     list_display = ["name", "league", "season", "status", "format", "round_mode", "players", "pages"]
     list_filter = ["status", "format", "league"]
     search_fields = ["name"]
@@ -85,7 +88,6 @@ class TournamentAdmin(admin.ModelAdmin):
                     "seeding",
                     "final_table_size",
                     "auto_advance",
-                    "seed",
                 ]
             },
         ),
@@ -120,7 +122,6 @@ class TournamentAdmin(admin.ModelAdmin):
                 "final_table_size",
                 "auto_advance",
                 "turn_seconds",
-                "seed",
             )
         }
         created = services.tournament_create(
@@ -225,7 +226,9 @@ class TournamentAdmin(admin.ModelAdmin):
 
     def results_view(self, request, pk):
         tournament = get_object_or_404(Tournament, pk=pk)
-        return TemplateResponse(request, "tournaments/results_sheet.html", selectors.results_sheet(tournament))
+        return TemplateResponse(
+            request, "tournaments/results_sheet.html", selectors.results_sheet(tournament, request.user)
+        )
 
 
 class TableInline(admin.TabularInline):
@@ -241,7 +244,7 @@ class TableInline(admin.TabularInline):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(GuardedLookupsAdmin):
     list_display = ["__str__", "status", "is_final", "started_at", "finished_at"]
     list_filter = ["status", "tournament"]
     # The seed and the duplicate deals stay out of every page (staff included): the deals are
@@ -326,7 +329,7 @@ class TableResultInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(GuardedLookupsAdmin):
     list_display = ["__str__", "status", "game", "swap", "rule"]
     list_filter = ["status", "round__tournament"]
     readonly_fields = ["round", "number", "players", "cpu_fill", "game", "status", "finished_at"]

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
+from hearts_league.admin import GuardedLookupsAdmin
 from tournaments.games import visibility
 from tournaments.games.eventstore import audit_game
 from tournaments.models import Game, GameEvent, GameSeat
@@ -56,7 +57,7 @@ class GameEventInline(VisiblePayload, admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(GuardedLookupsAdmin):
     list_display = ["id", "status", "ranked", "players_count", "seq", "created_at", "finished_at", "replay_link"]
     list_filter = ["status", "ranked", "league"]
     readonly_fields = [
@@ -112,9 +113,10 @@ class GameAdmin(admin.ModelAdmin):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(VisiblePayload, admin.ModelAdmin):
+class GameEventAdmin(VisiblePayload, GuardedLookupsAdmin):
     list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
     list_filter = ["type", "cause"]
+    link_lookups = ("game__id__exact",)  # a game's log: /admin/tournaments/gameevent/?game__id__exact=<id>
     search_fields = ["game__id"]
     fields = [
         "game",

@@ -76,7 +76,8 @@ def _player(request):
 
 
 def _invitation_id(pk) -> int:
-    value = int(pk) if str(pk).isdigit() else 0
+    text = str(pk)  # ASCII digits: str.isdigit also takes '²', which int refuses; int refuses 4300+ digits
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else 0
     if not 0 < value < 2**63:
         raise DomainError("invitation_not_found", f"You have no invitation {pk}.", status=404)
     return value
