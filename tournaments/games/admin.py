@@ -15,7 +15,12 @@ class VisiblePayload:
     @admin.display(description="payload")
     def visible_payload(self, row: GameEvent):
         request = getattr(self, "_request", None)
-        sight = visibility.sight(row.game, request.user if request else None)
+        user = request.user if request else None
+        sight = visibility.sight(row.game, user)
+        if not sight.everything:  # as the seat they held at this event (a newcomer held none before)
+            player = getattr(user, "player", None) if user is not None and user.is_authenticated else None
+            held = visibility.seat_at(row.game_id, player.pk if player is not None else None, row.seq)
+            sight = visibility.sight_at(row.game, sight, held)
         return visibility.visible_payload(row, sight)
 
     def get_queryset(self, request):

@@ -401,6 +401,15 @@ def test_a_newcomer_the_director_seats_reads_the_earlier_events_over_rest_as_the
     # the previous player, a spectator now, still reads their own pass as it stood then
     former = client_for(people[2]).get(f"/api/games/{game.pk}/events/", {"after": 0}).json()["events"]
     assert next(e for e in former if e["seq"] == passed.seq)["payload"]["cards"] == passed.payload["cards"]
+    # the admin's event page, to the newcomer made staff: the same
+    from django.test import Client
+
+    newcomer.user.is_staff = newcomer.user.is_superuser = True
+    newcomer.user.save()
+    browser = Client()
+    browser.force_login(newcomer.user)
+    page = browser.get(f"/admin/tournaments/gameevent/{passed.pk}/change/").content.decode()
+    assert all(card not in page for card in passed.payload["cards"]), page
 
 
 @pytest.mark.django_db(transaction=True)
