@@ -76,6 +76,12 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
 
     game_advanced = game_seats = tournament_changed  # a table's game moved on / its seats changed hands
 
+    async def game_watchers(self, message):
+        """A table's own news in the game group the board follows (who watches it, a rematch
+        offered): nothing the board shows."""
+
+    game_rematch = game_watchers
+
     async def _follow_games(self, board: dict) -> None:
         """Be in the group of each game of the board's round, and of no other."""
         games = {table["game"] for table in board["tables"] if table["game"]}

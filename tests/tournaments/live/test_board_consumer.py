@@ -326,3 +326,26 @@ async def test_a_sealed_table_shows_nothing_of_its_play_on_the_board_rest_or_soc
     assert over[2] == start[2]
     for socket in sockets.values():
         await socket.disconnect()
+
+
+async def test_a_spectator_coming_and_going_at_a_table_leaves_the_board_open():
+    """Found by review: the board follows each table's game group, where the table's own
+    messages (who watches, a rematch offered) go too; with no handler for them the board's
+    connection died whenever someone opened or left a table of the round."""
+    tournament, _ = await database_sync_to_async(_tournament)(4)
+    await database_sync_to_async(services.tournament_start_round)(tournament_id=tournament.pk)
+    board = await connect(tournament.pk)
+    table = json.loads(await board.receive_from(timeout=5))["tables"][0]
+    spectator = WebsocketCommunicator(
+        application,
+        f"/ws/games/{table['game']}/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    assert (await spectator.connect(timeout=5))[0]  # joins the table's spectators: game.watchers
+    await spectator.disconnect()
+    while not await board.receive_nothing(timeout=0.5):
+        assert (await board.receive_output(timeout=5))["type"] == "websocket.send"  # no close
+    await board.send_to(text_data=json.dumps({"type": "ping"}))
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
+    assert json.loads(await board.receive_from(timeout=5))["type"] == "pong"
+    await board.disconnect()
