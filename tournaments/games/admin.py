@@ -17,6 +17,8 @@ class VisiblePayload:
         request = getattr(self, "_request", None)
         user = request.user if request else None
         sight = visibility.sight(row.game, user)
+        if not sight.may_watch:
+            return None  # a sealed table of a round this staff member plays in: nothing of it
         if not sight.everything:  # as the seat they held at this event (a newcomer held none before)
             player = getattr(user, "player", None) if user is not None and user.is_authenticated else None
             held = visibility.seat_at(row.game_id, player.pk if player is not None else None, row.seq)
@@ -30,6 +32,12 @@ class VisiblePayload:
     def get_object(self, request, object_id, from_field=None):
         self._request = request
         return super().get_object(request, object_id, from_field)
+
+
+def may_watch_in_admin(request, game: Game | None) -> bool:
+    """Whether the staff member may open ``game``'s pages in the admin: not a sealed table of a
+    round they play in (``visibility.sight``), which they see as any of its players does."""
+    return game is None or visibility.sight(game, request.user).may_watch
 
 
 class GameSeatInline(admin.TabularInline):
@@ -116,6 +124,12 @@ class GameAdmin(GuardedLookupsAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # a game's log is kept forever
 
+    def has_view_permission(self, request, obj=None):
+        return may_watch_in_admin(request, obj) and super().has_view_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return may_watch_in_admin(request, obj) and super().has_change_permission(request, obj)
+
 
 @admin.register(GameEvent)
 class GameEventAdmin(VisiblePayload, GuardedLookupsAdmin):
@@ -139,6 +153,11 @@ class GameEventAdmin(VisiblePayload, GuardedLookupsAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def has_view_permission(self, request, obj=None):
+        return may_watch_in_admin(request, obj.game if obj is not None else None) and super().has_view_permission(
+            request, obj
+        )
 
     def has_change_permission(self, request, obj=None):
         return False

@@ -437,6 +437,14 @@ def test_a_staff_member_who_plays_in_a_duplicate_round_is_a_player_there_not_sta
     browser.force_login(playing.user)
     sheet = browser.get(f"/director/tournaments/{tournament.pk}/sheet/").content.decode()
     assert "Hidden while you play in this round" in sheet
+    playing.user.is_superuser = True
+    playing.user.save()
+    played = GameEvent.objects.filter(game=first.game, type="CardPlayed").first()
+    for page in (
+        f"/admin/tournaments/game/{first.game.pk}/change/",
+        f"/admin/tournaments/gameevent/{played.pk}/change/",
+    ):
+        assert browser.get(page).status_code == 403, page  # the admin: as any of the round's players
     # staff who play nowhere in the round still watch (as a spectator) and read the result
     assert client_for(director).get(f"/api/games/{first.game.pk}/events/").status_code == 200
     results = client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
