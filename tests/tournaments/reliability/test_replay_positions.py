@@ -18,7 +18,7 @@ from tests.tournaments.helpers import client_for
 from tournaments.autoplay.moves import game_cpu_move
 from tournaments.games import eventstore
 from tournaments.games.services import SeatSpec, game_create, game_execute_command
-from tournaments.models import Game
+from tournaments.models import Game, GameEvent
 
 REPLAY_GAMES = int(os.environ.get("HEARTS_REPLAY_GAMES", "5"))
 
@@ -63,13 +63,15 @@ def _play(game: Game, me, rng: random.Random, until_seq: int | None = None) -> G
 def _every_position(client, game: Game, *, seat_view: int | None, complete: bool) -> None:
     game.refresh_from_db()
     previous_counts = None
+    # a replay is shown from the seat held once the log was at ``at``: none before the seating
+    seated_at = GameEvent.objects.filter(game=game, type="PlayersSeated").values_list("seq", flat=True).first()
     for at in range(1, game.seq + 1):
         response = client.get(f"/api/games/{game.pk}/replay/", {"at": at})
         assert response.status_code == 200, (at, response.content)
         body = response.json()
         view = body["view"]
         assert body["at"] == at and ("hands" in body) == complete
-        assert view["seat"] == (None if complete else seat_view)
+        assert view["seat"] == (None if complete or at < seated_at else seat_view)
         if not complete and seat_view is None:
             assert view["hand"] is None
         counts = sum(view["hand_counts"]) + len(view["trick"])
