@@ -5,7 +5,8 @@ group, told by ``notify.tournament_changed``) or one of its round's games does (
 also joins each table's ``game.<id>`` group: nothing is added to a game's command path), the
 connection reads ``tournaments.competitions.board`` and sends it whole. Changes close together are sent as one board
 (at most one every ``HEARTS_BOARD_EVERY`` seconds): a card played at ten tables at once is one
-frame, not ten. The board holds no card, so every viewer gets the same frame.
+frame, not ten; a board no different from the last one sent is not sent. The board holds no
+card, so every viewer gets the same frame.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _reading: dict[tuple[int, int], asyncio.Lock] = {}  # (event loop, tournament id
 class TournamentBoardConsumer(AsyncWebsocketConsumer):
     tournament_id: int
     in_group = False
+    last_sent: bytes | None = None  # the last board frame sent
 
     async def connect(self) -> None:
         notify.register_server_loop(asyncio.get_running_loop())
@@ -95,14 +97,21 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         await asyncio.sleep(settings.HEARTS_BOARD_EVERY)
         await self.send_board()
 
-    async def send_board(self):
+    async def send_board(self, *, again: bool = False):
+        """Send the board if it differs from the last one sent (``again``: whatever it is). A
+        sealed table's moves change nothing it shows, so they send nothing: no frame tells the
+        other tables how fast it plays."""
         try:
             board = await self._board()
         except Exception:
             log.exception("tournament %s: the board could not be read", self.tournament_id)
             return
         await self._follow_games(board)
-        await self.send_json({"type": "board", **board})
+        frame = orjson.dumps({"type": "board", **board}, option=orjson.OPT_NON_STR_KEYS)
+        if frame == self.last_sent and not again:
+            return
+        self.last_sent = frame
+        await self.send(text_data=frame.decode())
 
     async def _board(self) -> dict:
         """The board as of a read started after the last change this connection heard of."""
@@ -143,7 +152,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
             return
         if isinstance(frame, dict) and frame.get("type") == "ping":
             self.heard = time.monotonic()  # a board read from now on: what a lost notification held back
-            await self.send_board()
+            await self.send_board(again=True)
             await self.send_json({"type": "pong"})
             return
         await self.error("invalid_frame", "The board is read-only: the only frame it takes is ping.")

@@ -349,3 +349,22 @@ async def test_a_spectator_coming_and_going_at_a_table_leaves_the_board_open():
     assert json.loads(await board.receive_from(timeout=5))["type"] == "board"
     assert json.loads(await board.receive_from(timeout=5))["type"] == "pong"
     await board.disconnect()
+
+
+async def test_a_sealed_tables_moves_push_no_board_frame_so_its_pace_is_not_told(settings):
+    """Found by review: each move at a sealed table pushed a board frame, the same every time,
+    telling the other tables of its round how fast it was playing their deals."""
+    settings.HEARTS_BOARD_EVERY = 0.01
+    tournament, people, tables = await database_sync_to_async(_duplicate_round)()
+    first, _, third = tables
+    socket = await connect(tournament.pk)
+    assert json.loads(await socket.receive_from(timeout=5))["type"] == "board"
+    for _ in range(12):  # the passes and the first tricks of table 1
+        await database_sync_to_async(_play_one)(first.game_id, people)
+    assert await socket.receive_nothing(timeout=0.5)
+    await database_sync_to_async(_play_one)(third.game_id, people)  # a table with deals of its own
+    moved = json.loads(await socket.receive_from(timeout=5))
+    assert moved["type"] == "board" and next(t for t in moved["tables"] if t["number"] == 3)["since"]
+    await socket.send_to(text_data=json.dumps({"type": "ping"}))  # asked for, the board comes anyway
+    assert [json.loads(await socket.receive_from(timeout=5))["type"] for _ in range(2)] == ["board", "pong"]
+    await socket.disconnect()
