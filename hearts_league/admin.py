@@ -72,3 +72,16 @@ class GuardedLookupsAdmin(admin.ModelAdmin):
                 setattr(request, _CACHE, cache)
             cache[self] = lookups
         return lookups
+
+
+def guard_every_admin(site: admin.AdminSite) -> None:
+    """Put :class:`GuardedLookupsAdmin` in front of every ModelAdmin of ``site`` not already
+    behind it: Django's own (users, groups) and the libraries' (django-axes, DRF's tokens), whose
+    changelists would otherwise answer lookups on fields they never show (a password hash's prefix,
+    a token's). Called once every app has registered its admins (``hearts_league.urls``)."""
+    for model, model_admin in list(site._registry.items()):
+        if isinstance(model_admin, GuardedLookupsAdmin):
+            continue
+        guarded = type(f"Guarded{type(model_admin).__name__}", (GuardedLookupsAdmin, type(model_admin)), {})
+        site.unregister(model)
+        site.register(model, guarded)

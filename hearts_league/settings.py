@@ -71,7 +71,7 @@ HEARTS_CHAIN_KEY = env.str("HEARTS_CHAIN_KEY", default="") or (
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "hearts_league.apps.GuardedAdminConfig",  # django.contrib.admin, every changelist guarded
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -115,12 +115,30 @@ def test_a_bad_value_in_an_allowed_filter_is_no_500(admin_client, live):
                 assert b"0 game events" in response.content, url[:80]
 
 
-def test_every_modeladmin_of_the_project_guards_its_lookups():
-    project = [ma for model, ma in admin.site._registry.items() if model._meta.app_label in PROJECT_APPS]
-    assert len(project) >= 10
-    assert all(isinstance(model_admin, GuardedLookupsAdmin) for model_admin in project), [
-        type(ma).__name__ for ma in project if not isinstance(ma, GuardedLookupsAdmin)
+def test_every_modeladmin_guards_its_lookups_the_projects_djangos_and_the_libraries():
+    everyone = admin.site._registry.values()
+    assert len([ma for ma in everyone if ma.model._meta.app_label in PROJECT_APPS]) >= 10
+    assert {"auth", "axes", "authtoken"} <= {ma.model._meta.app_label for ma in everyone}
+    assert all(isinstance(model_admin, GuardedLookupsAdmin) for model_admin in everyone), [
+        type(ma).__name__ for ma in everyone if not isinstance(ma, GuardedLookupsAdmin)
     ]
+
+
+def test_djangos_and_the_libraries_changelists_refuse_lookups_on_what_they_do_not_show(admin_client):
+    """A password hash's or an API token's prefix, found one character at a time by row counts."""
+    from rest_framework.authtoken.models import Token
+
+    user = UserFactory()
+    token = Token.objects.create(user=user)
+    for url in (
+        "/admin/auth/user/?password__startswith=pbkdf2",
+        f"/admin/authtoken/tokenproxy/?key__startswith={token.key[:2]}",
+        "/admin/axes/accessattempt/?get_data__icontains=password",
+    ):
+        response = admin_client.get(url)
+        assert response.status_code == 400 and response.json()["code"] == "bad_request", (url, response.status_code)
+    # their own filters still filter
+    assert admin_client.get("/admin/auth/user/?is_staff__exact=1").status_code == 200
 
 
 def test_the_tournament_admin_shows_no_seed(admin_client, live):
