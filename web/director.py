@@ -177,7 +177,7 @@ def tournament(request, tournament_id: int):
         ruling=ruling,
         query=query,
         found=found,
-        rulings=selectors.rulings_for_tournament(tournament),
+        rulings=selectors.rulings_for_tournament(tournament, request.user),
     )
     response.status_code = status
     return response

@@ -23,7 +23,6 @@ from tournaments.clubs.auth import requester
 from tournaments.clubs.serializers import LeagueSerializer
 from tournaments.competitions import selectors, services
 from tournaments.competitions.board import board_for_tournament
-from tournaments.games import visibility
 from tournaments.models import Club, League, Player, Round, Season, Table, Tournament
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
 
@@ -188,7 +187,8 @@ class ResultSerializer(serializers.Serializer):
 
 class TableSerializer(serializers.ModelSerializer):
     """A round's table. A sealed table's results (its game shares deals with tables still
-    playing) are shown to staff only until the round is over."""
+    playing) are shown only to the tournament's directors who play in none of the round's
+    tables (``selectors.sees_sealed_results``) until the round is over."""
 
     results = serializers.SerializerMethodField()
     seats = serializers.SerializerMethodField()
@@ -199,7 +199,7 @@ class TableSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, table) -> list[dict]:
-        if table.game is not None and table.game.sealed and not self.context.get("staff"):
+        if table.game is not None and table.game.sealed and not self.context.get("sees_sealed"):
             return []
         # many=True: a list (ReturnList) at run time
         return ResultSerializer(table.results.all(), many=True).data  # type: ignore[return-value]
@@ -425,10 +425,9 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             correction=values["correction"],
         )
         table = Table.objects.select_related("game").prefetch_related("results__player").get(pk=table.pk)
-        # the director's answer, unless they play in this round (visibility.holds_seat_in_round)
         context = {
             "names": selectors.player_names(table.players),
-            "staff": not visibility.holds_seat_in_round(request.user, table.round_id),
+            "sees_sealed": selectors.sees_sealed_results(request.user, tournament, table.round_id),
         }
         return Response(TableSerializer(table, context=context).data)
 
@@ -440,7 +439,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         finished table: the table's places and points are worked out again."""
         tournament = self.get_object()
         if request.method == "GET":
-            rows = selectors.rulings_for_tournament(tournament)
+            rows = selectors.rulings_for_tournament(tournament, request.user)
             return Response(RulingSerializer(rows, many=True).data)
         require_director(request, tournament.league_id)
         data = RulingCreateSerializer(data=request.data)
@@ -518,7 +517,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         tables = list(tables)
         names = selectors.player_names(pid for table in tables for pid in table.players)
         round_id = tables[0].round_id if tables else None
-        context = {"names": names, "staff": visibility.sees_sealed_results(request.user, round_id)}
+        context = {"names": names, "sees_sealed": selectors.sees_sealed_results(request.user, tournament, round_id)}
         return Response(TableSerializer(tables, many=True, context=context).data)
 
     @extend_schema(

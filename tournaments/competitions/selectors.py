@@ -160,9 +160,30 @@ def tables_for_round(tournament: Tournament, number: int):
     )
 
 
-def rulings_for_tournament(tournament: Tournament):
-    """The directors' rulings of a tournament, oldest first."""
-    return Ruling.objects.filter(table__round__tournament=tournament).select_related("table__round").order_by("id")
+def sees_sealed_results(user, tournament: Tournament, round_id: int | None) -> bool:
+    """Whether ``user`` sees the results of the round's sealed tables (their deals are still
+    being played at other tables) before the round is over: the tournament's directors who play
+    at none of the round's tables (``visibility.holds_seat_in_round``)."""
+    if user is None or not directs(user, tournament.league_id):
+        return False
+    return not visibility.holds_seat_in_round(user, round_id)
+
+
+def rulings_for_tournament(tournament: Tournament, viewer) -> list[Ruling]:
+    """The directors' rulings of a tournament, oldest first, but those on a sealed table for a
+    ``viewer`` who may not see its results yet (``sees_sealed_results``): a ruling states the
+    score it replaced and the one it gives."""
+    rulings = list(
+        Ruling.objects.filter(table__round__tournament=tournament)
+        .select_related("table__round", "table__game")
+        .order_by("id")
+    )
+    sees: dict[int, bool] = {}
+    for ruling in rulings:
+        table = ruling.table
+        if table.game is not None and table.game.sealed and table.round_id not in sees:
+            sees[table.round_id] = sees_sealed_results(viewer, tournament, table.round_id)
+    return [r for r in rulings if sees.get(r.table.round_id, True) or not (r.table.game and r.table.game.sealed)]
 
 
 def table_cards(round_: Round) -> list[dict]:
@@ -191,7 +212,7 @@ def results_sheet(tournament: Tournament, viewer=None) -> dict:
             "tables": list(tables_for_round(tournament, round_.number)),
             "hidden": tournament.duplicate_deals
             and round_.status != Round.Status.FINISHED
-            and visibility.holds_seat_in_round(viewer, round_.pk),
+            and not sees_sealed_results(viewer, tournament, round_.pk),
         }
         for round_ in tournament.rounds.order_by("number")
     ]

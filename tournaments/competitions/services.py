@@ -33,7 +33,7 @@ from tournaments.competitions import seating
 from tournaments.competitions import standings as scoring
 from tournaments.competitions.selectors import points_by_place_of, standings_for_tournament
 from tournaments.dispatch import notify
-from tournaments.games import eventstore
+from tournaments.games import eventstore, visibility
 from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_reassign_seat, lock_game
 from tournaments.games.turns import bot_for_seat, cpu_command_id
 from tournaments.models import (
@@ -715,6 +715,14 @@ def table_rule_score(
         raise DomainError("invalid_points", f"An adjusted score is a whole number up to {MAX_RULING_POINTS:,}.")
     if table.status != Table.Status.FINISHED:
         raise DomainError("table_not_finished", "Rule on a table once it has its result.", status=409)
+    sealed = table.game_id is not None and Game.objects.filter(pk=table.game_id, sealed=True).exists()
+    if sealed and ruled_by is not None and visibility.holds_seat_in_round(ruled_by.user, table.round_id):
+        # the ruling's answer states the table's score: a result the director's own table is playing for
+        raise DomainError(
+            "hidden_until_round_over",
+            "You play in this round: rule on its tables once the round is over.",
+            status=403,
+        )
     results = {r.seat: r for r in table.results.select_for_update()}
     if seat not in results:
         raise DomainError("invalid_seat", f"Table {table.number} has no seat {seat}.")

@@ -24,7 +24,7 @@ from engine import bots
 from hearts_league.api import DomainError
 from tournaments.clubs.services import player_get_or_create_cpu
 from tournaments.dispatch import notify, scheduler
-from tournaments.games import eventstore, loop_db, queries, selectors, sql
+from tournaments.games import eventstore, loop_db, queries, selectors, sql, visibility
 from tournaments.games.commands import CommandType
 from tournaments.games.events import (
     DealSaltRevealed,
@@ -36,7 +36,7 @@ from tournaments.games.events import (
 )
 from tournaments.games.feed import feed
 from tournaments.games.turns import TurnPlan, plan_turn
-from tournaments.models import Game, GameEvent, GameSeat, League, Player, SeatInvitation
+from tournaments.models import Game, GameEvent, GameSeat, League, Player, SeatInvitation, Table
 
 log = logging.getLogger(__name__)
 
@@ -382,7 +382,26 @@ def game_reassign_seat(*, game_id: int, seat: int, player: Player) -> Game:
             cause=GameEvent.Cause.SYSTEM,
             actor_seat=seat,
         )
+    if game.sealed:
+        _round_seats_changed_on_commit(game)
     return game
+
+
+def _round_seats_changed_on_commit(game: Game) -> None:
+    """The newly seated player may be watching another table of the round (staff): tell those
+    tables, whose connections then look again at who may watch (a player of the round may not)."""
+    round_id = visibility.round_of(game)
+    if round_id is None:
+        return
+    others = list(
+        Table.objects.filter(round_id=round_id, game__isnull=False).exclude(game=game).values_list("game_id", flat=True)
+    )
+
+    def tell_them():
+        for game_id in others:
+            notify.seats_changed(game_id)
+
+    transaction.on_commit(tell_them)
 
 
 def _start(game: Game, deals: list | None = None) -> None:
