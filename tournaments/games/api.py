@@ -89,13 +89,23 @@ class SeatSerializer(serializers.Serializer):
     invited = InvitedSerializer(allow_null=True, help_text="an open seat held for an invited player")
 
 
+HIDDEN_FROM_OUTSIDERS = ("seq", "turn_deadline", "final_totals", "winner_seat")
+"""What ``GameSerializer`` shows as null to a viewer who may not watch the game (a sealed table)."""
+
+
 class GameSerializer(serializers.ModelSerializer):
     """A game as the requester may see it (``tournaments.games.visibility``): ``watchable`` is false for a
     table of a duplicate round still being played (only its players and staff watch it), whose
-    result is hidden too."""
+    result and progress (``seq``, ``turn_deadline``) are hidden too."""
 
     seats = serializers.SerializerMethodField()
     players = serializers.IntegerField(source="players_count", read_only=True)
+    seq = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="events in the log; null where the game may not be watched"
+    )
+    turn_deadline = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="when the seat to act runs out of time; null where not watchable"
+    )
     watchable = serializers.BooleanField(read_only=True, default=True)
 
     class Meta:
@@ -126,8 +136,11 @@ class GameSerializer(serializers.ModelSerializer):
             request = self.context.get("request")
             sight = visibility.sight(game, request.user if request else None, list(game.seats.all()))
         body["watchable"] = sight.may_watch
-        if not sight.may_watch:  # a sealed table's result is part of its round's secret
-            body["final_totals"] = body["winner_seat"] = None
+        if not sight.may_watch:
+            # A sealed table's result is part of its round's secret, and its progress (how many
+            # events, whether a clock runs: a person, not a CPU, to act) tells how its deals go.
+            for hidden in HIDDEN_FROM_OUTSIDERS:
+                body[hidden] = None
         return body
 
     @extend_schema_field(SeatSerializer(many=True))
@@ -383,8 +396,10 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         if seat is not None and not 0 <= seat < game.players_count:
             raise DomainError("invalid_seat", f"This table has seats 0 to {game.players_count - 1}.")
         if not sight.everything:
-            # the seat held once the log was at ``at``: a newcomer the director seated held none before
-            sight = visibility.sight_at(game, sight, visibility.seat_at(game.pk, self._player_id(), at))
+            # the seat held once the log was at ``at`` (a newcomer the director seated held none
+            # before), and whether its pass by then was theirs (else ``passed`` is null)
+            held, passes = visibility.holding_at(game.pk, self._player_id(), at)
+            sight = visibility.sight_at(game, sight, held, own_pass=visibility.pass_shown(game, held, passes))
         if not sight.everything and seat is not None and seat != sight.seat:
             raise DomainError("hidden_until_over", "Other seats' views are hidden until the game is over.", status=403)
         shown = visibility.sight_of_seat(game, seat, sight.kind) if sight.everything else sight

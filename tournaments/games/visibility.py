@@ -10,7 +10,9 @@ A viewer is whoever asks: anonymous, a guest, a signed-in member, the player hol
 - While a game is live, a viewer sees its own seat's cards and nothing of anyone else's:
   not the hands, not a pass before everyone has passed, not the kitty before it is taken,
   never the shuffle seed, the deal salt or a planned deal. Staff are no exception: the
-  admin shows them a live game as a spectator sees it.
+  admin shows them a live game as a spectator sees it. A seat's pass (the state's
+  ``passed``: cards now in another hand) is shown only to a viewer who held the seat when it
+  was made: a newcomer the director seats afterwards sees their hand, not that pass.
 - Once the game is over everything is shown (the salt too, so anyone can check the deals),
   except for a *sealed* game: one whose deals other tables of a duplicate round are still
   playing. A sealed game can be watched only by the players sitting at it (each as their
@@ -20,7 +22,7 @@ A viewer is whoever asks: anonymous, a guest, a signed-in member, the player hol
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import engine
 from tournaments.games.eventstore import event_dict, is_engine_event
@@ -43,17 +45,21 @@ class Sight:
 
     ``seat``: the seat the viewer holds now (its own cards are shown). ``everything``: every
     hand, pass and the salt (the game is over and not sealed). ``may_watch``: the play at all
-    (False for anyone outside a sealed game but staff).
+    (False for anyone outside a sealed game but staff). ``own_pass``: whether the seat's pass of
+    the hand in play, if it has passed, was the viewer's (they held the seat when it was made:
+    :func:`pass_shown`); if not, the state's ``passed`` is null. A sight made without knowing
+    (:func:`sight_of_seat`, for events) hides it.
     """
 
     kind: ViewerKind
     seat: int | None
     everything: bool
     may_watch: bool
+    own_pass: bool = False
 
     def view(self, state) -> dict:
         """The engine state (a ``Game`` or a replay ``Position``) as this viewer may see it."""
-        return state.view(self.seat)
+        return without_others_pass(state.view(self.seat), self.own_pass or self.everything)
 
     def views_of_every_seat(self, state, players: int) -> list[dict] | None:
         """Every seat's view, once everything may be shown; else None."""
@@ -66,7 +72,8 @@ def sight(game: Game, user, seats: list[GameSeat] | None = None) -> Sight:
     ``seats``: the game's seats with their players, if the caller holds them already.
     """
     signed_in = user is not None and user.is_authenticated
-    seat = seat_of_user(game, user, seats) if signed_in else None
+    held = _seat_row_of_user(game, user, seats) if signed_in else None
+    seat = held[0] if held is not None else None
     if seat is not None:
         kind = ViewerKind.SEATED
     elif not signed_in:
@@ -77,13 +84,18 @@ def sight(game: Game, user, seats: list[GameSeat] | None = None) -> Sight:
         kind = ViewerKind.GUEST
     else:
         kind = ViewerKind.MEMBER
-    return sight_of_seat(game, seat, kind)
+    placed = sight_of_seat(game, seat, kind)
+    if held is None or placed.everything:
+        return placed
+    return replace(placed, own_pass=_own_pass_now(game, *held))
 
 
-def sight_of_seat(game: Game, seat: int | None, kind: ViewerKind) -> Sight:
-    """The sight of a viewer already placed: at ``seat`` (None: not seated) and of ``kind``."""
+def sight_of_seat(game: Game, seat: int | None, kind: ViewerKind, own_pass: bool = False) -> Sight:
+    """The sight of a viewer already placed: at ``seat`` (None: not seated) and of ``kind``;
+    ``own_pass``: whether the seat's pass of the hand in play was theirs (:func:`pass_shown`)."""
     may_watch = not game.sealed or seat is not None or kind == ViewerKind.STAFF
-    return Sight(kind=kind, seat=seat, everything=game.is_over and not game.sealed, may_watch=may_watch)
+    everything = game.is_over and not game.sealed
+    return Sight(kind=kind, seat=seat, everything=everything, may_watch=may_watch, own_pass=own_pass or everything)
 
 
 def round_of(game: Game) -> int | None:
@@ -99,27 +111,37 @@ def holds_seat_in_round(user, round_id: int | None) -> bool:
     return GameSeat.objects.filter(game__competition_table__round_id=round_id, player__user_id=user.pk).exists()
 
 
-def sees_sealed_results(user, round_id: int | None) -> bool:
-    """Whether ``user`` sees the results of the round's sealed tables before the round is over:
-    staff who play at none of its tables."""
-    signed_in = user is not None and user.is_authenticated
-    return bool(signed_in and user.is_staff) and not holds_seat_in_round(user, round_id)
-
-
 def seat_of_user(game: Game, user, seats: list[GameSeat] | None = None) -> int | None:
     """The seat ``user`` holds at ``game`` now, or None. A CPU's seat is nobody's."""
+    held = _seat_row_of_user(game, user, seats)
+    return held[0] if held is not None else None
+
+
+def _seat_row_of_user(game: Game, user, seats: list[GameSeat] | None = None):
+    """(seat, player id, joined_at) of the seat ``user`` holds at ``game`` now, or None."""
     if user is None or not user.is_authenticated:
         return None
     if seats is None:
-        return game.seats.filter(player__user_id=user.pk).values_list("seat", flat=True).first()
+        return game.seats.filter(player__user_id=user.pk).values_list("seat", "player_id", "joined_at").first()
     return next(
         (
-            s.seat
+            (s.seat, s.player_id, s.joined_at)
             for s in seats
             if s.player is not None and s.player.user_id is not None and s.player.user_id == user.pk
         ),
         None,
     )
+
+
+def _own_pass_now(game: Game, seat: int, player_id: int, joined_at) -> bool:
+    """Whether ``player_id``, holding ``seat`` now, made the seat's latest pass. Without a query
+    for a seat taken before the game started (``joined_at``), which is theirs since the first
+    deal: a director's reassignment (``SeatReassigned``) seats its newcomer with the moment it
+    was made. Otherwise (reassigned, or not known) as the log says."""
+    if joined_at is not None and game.started_at is not None and joined_at <= game.started_at:
+        return True
+    _, passes = holding_at(game.pk, player_id, game.seq)
+    return pass_shown(game, seat, passes)
 
 
 def seat_of_player(seats, player_id: int | None) -> int | None:
@@ -149,15 +171,69 @@ def seat_after_event(event_type: str, payload: dict, seat: int | None, player_id
     return seat
 
 
-def seat_at(game_id: int, player_id: int | None, seq: int) -> int | None:
-    """The seat ``player_id`` held once the game's log was at ``seq``, from its seating events."""
+PASS_EVENT = "CardsPassed"
+"""A seat's pass: shown in the state (``passed``) only to whoever held the seat when it was made."""
+
+
+def passes_after_event(event_type: str, payload: dict, seat: int | None, passes: frozenset[int]) -> frozenset[int]:
+    """``passes`` (the seats whose latest pass a player made: they held the seat at it) after an
+    event of the log at which that player held ``seat``."""
+    if event_type != PASS_EVENT:
+        return passes
+    passer = payload["seat"]
+    if passer == seat:
+        return passes if passer in passes else passes | {passer}
+    return passes - {passer} if passer in passes else passes
+
+
+def passes_through(rows: list[GameEvent], held: list[int | None], passes: frozenset[int]) -> frozenset[int]:
+    """``passes`` after ``rows`` (consecutive events of the log), at each of which the player
+    held the seat ``held`` lists (:func:`seats_held_through`)."""
+    for row, seat in zip(rows, held, strict=True):
+        if row.type == PASS_EVENT:
+            passes = passes_after_event(row.type, row.payload, seat, passes)
+    return passes
+
+
+def pass_shown(game: Game, seat: int | None, passes: frozenset[int]) -> bool:
+    """Whether a viewer holding ``seat`` is shown the seat's pass of the hand in play (the
+    state's ``passed``), ``passes`` being the seats whose latest pass they made: if they made it,
+    or once everything may be shown. A newcomer the director seated after the seat passed
+    holds the cards it received, not the ones it gave away."""
+    return seat is not None and (seat in passes or (game.is_over and not game.sealed))
+
+
+def without_others_pass(view: dict, own_pass: bool) -> dict:
+    """A seat's view (``Game.view``, ``seat_view``, ``Position.view``) with ``passed`` null unless
+    the pass was the viewer's own (``own_pass``, from :func:`pass_shown`)."""
+    if not own_pass and view.get("passed") is not None:
+        view["passed"] = None
+    return view
+
+
+def seat_view(state, seat: int | None, own_pass: bool) -> dict:
+    """``state.seat_view(seat)`` as the viewer holding ``seat`` may see it (``own_pass``: see
+    :func:`pass_shown`)."""
+    return without_others_pass(state.seat_view(seat), own_pass)
+
+
+def holding_at(game_id: int, player_id: int | None, seq: int) -> tuple[int | None, frozenset[int]]:
+    """The seat ``player_id`` held once the game's log was at ``seq``, and the seats whose latest
+    pass they made by then (held the seat at it), from its seating events and passes: one query."""
     if seq <= 0 or player_id is None:
-        return None  # nobody sits before the first event, and only a player holds a seat
-    seat = None
-    seating = GameEvent.objects.filter(game_id=game_id, seq__lte=seq, type__in=SEATING_EVENTS).order_by("seq")
-    for event_type, payload in seating.values_list("type", "payload"):
+        return None, frozenset()  # nobody sits before the first event, and only a player holds a seat
+    seat: int | None = None
+    passes: frozenset[int] = frozenset()
+    logged = GameEvent.objects.filter(game_id=game_id, seq__lte=seq, type__in=(*SEATING_EVENTS, PASS_EVENT))
+    for event_type, payload in logged.order_by("seq").values_list("type", "payload"):
         seat = seat_after_event(event_type, payload, seat, player_id)
-    return seat
+        passes = passes_after_event(event_type, payload, seat, passes)
+    return seat, passes
+
+
+def seat_at(game_id: int, player_id: int | None, seq: int) -> int | None:
+    """The seat ``player_id`` held once the game's log was at ``seq`` (:func:`holding_at`)."""
+    return holding_at(game_id, player_id, seq)[0]
 
 
 HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
@@ -207,12 +283,18 @@ def seats_held_through(game_id: int, player_id: int | None, rows: list[GameEvent
     return held
 
 
-def sight_at(game: Game, sight: Sight, seat: int | None) -> Sight:
-    """``sight`` for an earlier moment at which the viewer held ``seat`` (their own now, or none)."""
+def sight_at(game: Game, sight: Sight, seat: int | None, own_pass: bool | None = None) -> Sight:
+    """``sight`` for an earlier moment at which the viewer held ``seat`` (their own now, or none).
+    ``own_pass``: whether the seat's pass of the hand in play then was theirs (:func:`pass_shown`;
+    a state of that moment needs it, its events do not); None: as now for the seat held now,
+    else not."""
+    if own_pass is None:
+        own_pass = sight.own_pass if seat == sight.seat else False
+    own_pass = own_pass or sight.everything
     if seat == sight.seat:
-        return sight
+        return sight if own_pass == sight.own_pass else replace(sight, own_pass=own_pass)
     kind = ViewerKind.SEATED if seat is not None else ViewerKind.MEMBER
-    return Sight(kind=kind, seat=seat, everything=sight.everything, may_watch=sight.may_watch)
+    return Sight(kind=kind, seat=seat, everything=sight.everything, may_watch=sight.may_watch, own_pass=own_pass)
 
 
 def visible_events(game: Game, sight: Sight, player_id: int | None, rows: list[GameEvent]) -> list[dict]:

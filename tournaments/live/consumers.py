@@ -95,6 +95,10 @@ class GameConsumer(AsyncWebsocketConsumer):
     seat: int | None = None
     recorded: tuple[int, int] | None  # (seat, player id) this connection is recorded for; unset until then
     sent_seq: int = 0
+    # (seq, the seats whose latest pass this connection's player made, holding the seat, once the
+    # log was at seq): whose pass a state frame may show (visibility.pass_shown), carried from one
+    # update to the next; None until a catch-up has walked the log to a seq
+    passes_at: tuple[int, frozenset[int]] | None = None
     language: str = "en"  # error frames speak it (hearts_league.i18n.scope_language)
 
     async def connect(self):
@@ -311,9 +315,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             await self.catch_up(self.sent_seq, at_least=message["seq"])
 
     async def game_seats(self, message):
-        """Group message: seats changed hands at a table not started yet (no event records it)."""
+        """Group message: seats changed hands at a table not started yet (no event records it),
+        or at another table of a sealed table's round (staff seated there may no longer watch)."""
         async with self.send_lock:
-            seat = await database_sync_to_async(self._current_seat)()
+            seat, self.unseated_kind = await database_sync_to_async(self._current_seat_and_kind)()
+            if seat is None and seat == self.seat and self.sealed and self.unseated_kind != ViewerKind.STAFF:
+                await self.error(
+                    "hidden_until_round_over",
+                    "You now play in this table's round, at another table "
+                    "playing the same deals: it can be watched once the round is over.",
+                )
+                await self.close(code=CLOSE_HIDDEN)
+                return
             await self._seat_changed(seat, "seats_changed")
 
     async def game_rematch(self, message):
@@ -397,15 +410,24 @@ class GameConsumer(AsyncWebsocketConsumer):
         being written), or None. Runs on the event loop: no thread hop, no database."""
         if after != self.seat_seq:
             return None  # the seat held at ``after`` is read from the log (_frames_after)
+        passes = self._passes_known(after)
+        if passes is None:
+            return None  # and whose passes were theirs, once per connection at most
         cached = feed.cached(self.game_id, at_least, after)
         if cached is None:
             return None
         game, rows = cached
         seats, seat = self._seats_through(rows, self.seat)
+        passes = visibility.passes_through(rows, seats, passes)
         if not _shows_state(game, rows):
+            self._keep_passes(rows, passes)
             return self._update(game, rows, seats, seat, after, None)
-        hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat))
-        return self._update(game, rows, seats, seat, after, view) if hit else _STATE_OUT
+        own_pass = visibility.pass_shown(game, seat, passes)
+        hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat, own_pass=own_pass))
+        if not hit:
+            return _STATE_OUT
+        self._keep_passes(rows, passes)
+        return self._update(game, rows, seats, seat, after, view)
 
     def _frames_after(self, after: int, at_least: int | None) -> tuple[str | None, int, int | None]:
         """The update frame of every event after ``after`` (None if there is none), the seq it
@@ -416,10 +438,16 @@ class GameConsumer(AsyncWebsocketConsumer):
         if game.seq == after:
             return None, after, self.seat
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
-        seats, seat = self._seats_through(rows, self.seat if after == self.seat_seq else self._seat_at(after))
+        held, passes = self._holding_at(after)
+        seats, seat = self._seats_through(rows, held)
+        passes = visibility.passes_through(rows, seats, passes)
+        self._keep_passes(rows, passes)
         view = None
         if _shows_state(game, rows):
-            view = eventstore.read_engine_game(game, lambda s: state_frames.view(game, s, seat), rows)
+            own_pass = visibility.pass_shown(game, seat, passes)
+            view = eventstore.read_engine_game(
+                game, lambda s: state_frames.view(game, s, seat, own_pass=own_pass), rows
+            )
         return self._update(game, rows, seats, seat, after, view)
 
     def _seats_through(self, rows: list, seat: int | None) -> tuple[list[int | None], int | None]:
@@ -434,10 +462,28 @@ class GameConsumer(AsyncWebsocketConsumer):
             seats.append(seat)
         return seats, seat
 
-    def _seat_at(self, seq: int) -> int | None:
-        """The seat this connection's player held once the log was at ``seq``: a resume, or a
-        connection going on from before the seq its seat was read at."""
-        return visibility.seat_at(self.game_id, self.player.pk if self.player is not None else None, seq)
+    def _holding_at(self, seq: int) -> tuple[int | None, frozenset[int]]:
+        """The seat this connection's player held once the log was at ``seq`` and the seats whose
+        latest pass they made by then: the connection's own at ``seat_seq`` if it knows them,
+        else the log's (a resume, a connection going on from before the seq its seat was read
+        at, or the first update of one that connected up to date)."""
+        known = self._passes_known(seq)
+        if seq == self.seat_seq and known is not None:
+            return self.seat, known
+        held, passes = visibility.holding_at(self.game_id, self.player.pk if self.player is not None else None, seq)
+        return (self.seat if seq == self.seat_seq else held), passes
+
+    def _passes_known(self, seq: int) -> frozenset[int] | None:
+        """The seats whose latest pass this connection's player made, once the log was at
+        ``seq``, if the connection has walked the log to there (a viewer with no player, none)."""
+        if self.player is None:
+            return frozenset()
+        return self.passes_at[1] if self.passes_at is not None and self.passes_at[0] == seq else None
+
+    def _keep_passes(self, rows: list, passes: frozenset[int]) -> None:
+        """``passes`` as they stand after ``rows``, for the next update to go on from."""
+        if rows:
+            self.passes_at = (rows[-1].seq, passes)
 
     def _update(
         self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: bytes | None
@@ -517,3 +563,8 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def _current_seat(self) -> int | None:
         return visibility.seat_of_user(Game.objects.get(pk=self.game_id), self.user)
+
+    def _current_seat_and_kind(self) -> tuple[int | None, ViewerKind]:
+        """The seat this connection's user holds now, and their kind when not seated."""
+        game = Game.objects.get(pk=self.game_id)
+        return visibility.seat_of_user(game, self.user), visibility.sight(game, self.user, seats=[]).kind

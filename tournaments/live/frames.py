@@ -4,7 +4,8 @@ After every change each connection at a table sends its viewer one ``update`` fr
 events, each as its viewer may see it, and the viewer's state after them. Most of the state
 (``engine.Game.table_view``: the trick, the tricks of the hand, the scores) is the same for every
 viewer; only ``engine.Game.seat_view`` (the seat's hand, legal plays and pass) is its own. The
-table's part is serialised once per process and change, and each connection adds its seat's.
+table's part is serialised once per process and change, and each connection adds its seat's
+(``visibility.seat_view``: the seat's pass only to whoever made it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import OrderedDict
 import orjson
 
 import engine
-from tournaments.games.visibility import Sight, same_for_everyone, visible_event
+from tournaments.games.visibility import Sight, same_for_everyone, seat_view, visible_event
 from tournaments.models import Game, GameEvent
 
 
@@ -64,9 +65,11 @@ class StateFrames:
         self._lock = threading.Lock()
         self._tables: OrderedDict[int, tuple[tuple[int, str], bytes]] = OrderedDict()
 
-    def view(self, game: Game, state: engine.Game, seat: int | None) -> bytes:
-        """The JSON of ``state.view(seat)``, for ``state`` the engine state at the game row's seq."""
-        own = orjson.dumps(state.seat_view(seat), option=orjson.OPT_NON_STR_KEYS)
+    def view(self, game: Game, state: engine.Game, seat: int | None, *, own_pass: bool = True) -> bytes:
+        """The JSON of ``state.view(seat)``, for ``state`` the engine state at the game row's seq.
+        ``own_pass`` False: the seat's pass (``passed``) was made before the viewer held it, and
+        is null (``visibility.pass_shown`` decides)."""
+        own = orjson.dumps(seat_view(state, seat, own_pass), option=orjson.OPT_NON_STR_KEYS)
         return b"".join((own[:-1], b",", self._table(game, state)[1:]))
 
     def _table(self, game: Game, state: engine.Game) -> bytes:

@@ -6,7 +6,9 @@ It is written from the rules of docs/reliability.md, not from ``tournaments.game
 
 - after event k, the cards in another seat's hand (a pass not yet exchanged still counts as
   its passer's), and the kitty before the first trick takes it, are hidden from a viewer
-  unless it holds that seat, or knows the cards because it passed them itself;
+  unless it holds that seat, or knows the cards because it passed them itself: it holds the
+  seat that passed them this hand and held it when that pass was made (a newcomer the
+  director seated after the seat passed never saw those cards, now in another hand);
 - every card is shown once the game is over, unless its table is sealed (a duplicate round
   still being played elsewhere);
 - the shuffle seed, the round's seed, the deal salt before everything is shown, the round's
@@ -46,11 +48,13 @@ class Truth:
 
     players: int
     events: list[dict] = field(default_factory=list)  # {"seq", "type", "v", "payload"} as stored
-    hidden: dict[int, dict] = field(default_factory=dict)  # seq -> {"held", "passed": [set per seat], "kitty"}
+    # seq -> {"held", "passed": [set per seat], "passed_at": [seq of the seat's pass this hand, per seat], "kitty"}
+    hidden: dict[int, dict] = field(default_factory=dict)
     seats_at: dict[int, dict[int, int]] = field(default_factory=dict)  # seq -> {player id: seat}
     _engine_log: list[dict] = field(default_factory=list)
     _seating: dict[int, int] = field(default_factory=dict)
     _kitty: set[str] = field(default_factory=set)
+    _passed_at: dict[int, int] = field(default_factory=dict)  # seat -> seq of its CardsPassed this hand
 
     def extend(self, rows: list[dict]) -> Truth:
         """Take in the log's next events (in order)."""
@@ -63,6 +67,9 @@ class Truth:
                 self._seating[payload["player_id"]] = payload["seat"]
             elif row["type"] == "HandDealt":
                 self._kitty = set(payload.get("kitty") or [])
+                self._passed_at = {}
+            elif row["type"] == "CardsPassed":
+                self._passed_at[payload["seat"]] = row["seq"]
             elif row["type"] == "TrickTaken" and payload.get("kitty"):
                 self._kitty = set()
             if row["type"] not in TABLE_EVENT_TYPES:
@@ -72,6 +79,7 @@ class Truth:
             self.hidden[row["seq"]] = {
                 "held": [set(v["hand"]) for v in views],
                 "passed": [set(v["passed"] or []) for v in views],
+                "passed_at": [self._passed_at.get(seat) for seat in range(self.players)],
                 "kitty": set(self._kitty),
             }
             self.seats_at[row["seq"]] = dict(self._seating)
@@ -82,15 +90,22 @@ class Truth:
     def last_seq(self) -> int:
         return self.events[-1]["seq"] if self.events else 0
 
-    def forbidden(self, seat: int | None, seq: int) -> set[str]:
-        """Cards a viewer holding ``seat`` (None: no seat) may not be shown after event ``seq``."""
+    def forbidden(self, seat: int | None, seq: int, player_id: int | None) -> set[str]:
+        """Cards the viewer ``player_id`` (None: anonymous) holding ``seat`` (None: no seat) may
+        not be shown after event ``seq``."""
         if seq not in self.hidden:
             return set()
         hidden = self.hidden[seq]
         others = set().union(*(held for s, held in enumerate(hidden["held"]) if s != seat))
-        if seat is not None:
+        if seat is not None and self.passed_by(player_id, seat, seq):
             others -= hidden["passed"][seat]
         return others | hidden["kitty"]
+
+    def passed_by(self, player_id: int | None, seat: int, seq: int) -> bool:
+        """Whether ``player_id`` made ``seat``'s pass of the hand in play after event ``seq``:
+        the seat had passed by then, and they held it at that pass."""
+        passed_at = self.hidden[seq]["passed_at"][seat]
+        return passed_at is not None and self.seat_of(player_id, passed_at) == seat
 
     def seat_of(self, player_id: int | None, seq: int) -> int | None:
         """The seat ``player_id`` held after event ``seq``, as the log records seating."""
@@ -122,11 +137,13 @@ def check(
     seq: int,
     everything: bool,
     secrets: Secrets,
+    player_id: int | None,
     per_event: bool = True,
 ) -> None:
-    """Raise ``Leak`` if ``payload`` (a JSON-like value) shows ``who`` (holding ``seat`` now)
-    anything hidden after event ``seq``. Event objects inside it are checked against what was
-    hidden after their own seq (``per_event``), views and the rest against ``seq``."""
+    """Raise ``Leak`` if ``payload`` (a JSON-like value) shows ``who`` (the player ``player_id``,
+    None if anonymous, holding ``seat`` now) anything hidden after event ``seq``. Event objects
+    inside it are checked against what was hidden after their own seq (``per_event``), views and
+    the rest against ``seq``."""
     text = json.dumps(payload, ensure_ascii=False, default=str)
     for value in secrets.always:
         if value and value in text:
@@ -141,18 +158,24 @@ def check(
     for event in events:
         event_seq = event["seq"] if per_event and isinstance(event["seq"], int) else seq
         _cards(
-            event, who=who, door=f"{door} event {event['seq']} {event['type']}", truth=truth, seat=seat, seq=event_seq
+            event,
+            who=who,
+            door=f"{door} event {event['seq']} {event['type']}",
+            truth=truth,
+            seat=seat,
+            seq=event_seq,
+            player_id=player_id,
         )
-    _cards(remainder, who=who, door=door, truth=truth, seat=seat, seq=seq)
+    _cards(remainder, who=who, door=door, truth=truth, seat=seat, seq=seq, player_id=player_id)
     for hand in secrets.future_hands:
         for listed in _card_lists(payload):
             if len(listed) >= len(hand) and set(listed) == hand:
                 raise Leak(f"{door}: {who} was shown a planned hand before it was dealt")
 
 
-def _cards(part, *, who, door, truth, seat, seq) -> None:
+def _cards(part, *, who, door, truth, seat, seq, player_id) -> None:
     shown = card_names(json.dumps(_without_rules(part), ensure_ascii=False, default=str))
-    leaked = shown & truth.forbidden(seat, seq)
+    leaked = shown & truth.forbidden(seat, seq, player_id)
     if leaked:
         raise Leak(f"{door}: {who} (seat {seat}) was shown {sorted(leaked)} hidden after event {seq}")
 

@@ -465,3 +465,96 @@ def test_a_staff_member_who_plays_in_a_duplicate_round_is_a_player_there_not_sta
     assert frame["code"] == "hidden_until_round_over" and closed == {"type": "websocket.close", "code": 4403}
     _play_table(second, seated[1])  # the round is over: everything is shown to everyone
     assert staff_player.get(f"/api/games/{first.game.pk}/events/").status_code == 200
+
+
+def _passes_then_newcomers(game, people, early, late):
+    """Hand 1's passes with two newcomers: ``early`` takes seat 2 before it passes (and passes
+    it), ``late`` takes seat 3 once it has passed. Returns (players by seat now, seat 3's pass)."""
+    from tournaments.games.services import game_reassign_seat
+
+    _move(game, people, 0)
+    _move(game, people, 1)
+    game_reassign_seat(game_id=game.pk, seat=2, player=early)
+    players = {**dict(enumerate(people)), 2: early}
+    _move(game, players, 2)
+    _move(game, players, 3)  # the last pass: the cards change hands
+    game_reassign_seat(game_id=game.pk, seat=3, player=late)
+    return {**players, 3: late}, GameEvent.objects.get(game=game, type="CardsPassed", payload__seat=3)
+
+
+@pytest.mark.django_db
+def test_a_newcomer_seated_after_the_seat_passed_is_not_shown_that_pass_in_the_state(scheduler):
+    """Found by review: the events redacted the previous player's pass, but the state's
+    ``passed`` (game detail, replay) showed it to whoever held the seat now: three cards in
+    another player's hand. Only a player who held the seat when it passed sees that pass."""
+    from tests.tournaments.helpers import seated_table
+
+    game, people, _ = seated_table()
+    early, late = PlayerFactory(), PlayerFactory()
+    players, passed = _passes_then_newcomers(game, people, early, late)
+    mine = GameEvent.objects.get(game=game, type="CardsPassed", payload__seat=2).payload["cards"]
+    api = client_for(late)
+    state = api.get(f"/api/games/{game.pk}/").json()["state"]
+    assert state["seat"] == 3 and state["passed"] is None, state["passed"]
+    # what the seat holds now, and where its pass went and came from, are the newcomer's to see
+    assert len(state["hand"]) == 13 and state["received"] and state["received_from"] == 2
+    assert state["passed_to"] == 0 and not set(passed.payload["cards"]) & set(state["hand"])
+    before = api.get(f"/api/games/{game.pk}/replay/", {"at": passed.seq}).json()["view"]
+    assert before["seat"] is None and before["passed"] is None  # the seat was not theirs yet
+    now = Game.objects.get(pk=game.pk).seq
+    replayed = api.get(f"/api/games/{game.pk}/replay/", {"at": now}).json()["view"]
+    assert replayed["seat"] == 3 and replayed["passed"] is None and len(replayed["hand"]) == 13
+    # the newcomer seated before the seat passed made that pass: they see it, over both doors
+    own = client_for(early).get(f"/api/games/{game.pk}/").json()["state"]
+    assert own["seat"] == 2 and own["passed"] == mine
+    assert client_for(early).get(f"/api/games/{game.pk}/replay/", {"at": now}).json()["view"]["passed"] == mine
+    # the previous players are spectators: no pass at all
+    assert client_for(people[3]).get(f"/api/games/{game.pk}/").json()["state"]["passed"] is None
+    # the next hand's pass is the newcomer's own
+    while GameEvent.objects.filter(game=game, type="HandDealt").count() < 2:
+        _move(game, players)
+    _move(game, players, 3)
+    second = GameEvent.objects.filter(game=game, type="CardsPassed", payload__seat=3).order_by("-seq")[0]
+    assert api.get(f"/api/games/{game.pk}/").json()["state"]["passed"] == second.payload["cards"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_newcomer_seated_after_the_seat_passed_is_not_shown_that_pass_in_the_socket_state():
+    """The same over the WebSocket: the update that seats the newcomer (served from memory), a
+    connection opened afterwards from the start, and one opened up to date, whose first update
+    needs the log to know whose pass it was."""
+    from tests.tournaments.helpers import seated_table
+
+    game, people, _ = await database_sync_to_async(seated_table)()
+    early, late = [await database_sync_to_async(PlayerFactory)() for _ in range(2)]
+    watching, connected, _ = await connect(game, late, after=0)  # a spectator, until seated
+    assert connected
+    ahead, connected, _ = await connect(game, early, after=0)
+    assert connected
+    await drain(watching)
+    await drain(ahead)
+    players, _ = await database_sync_to_async(_passes_then_newcomers)(game, people, early, late)
+    mine = (await database_sync_to_async(GameEvent.objects.get)(game=game, type="CardsPassed", payload__seat=2)).payload
+
+    def states(frames):
+        return [f["state"] for f in frames if f["type"] == "update" and f["state"] is not None]
+
+    seated = states(await drain(watching))
+    assert seated and seated[-1]["seat"] == 3 and len(seated[-1]["hand"]) == 13
+    assert all(state["passed"] is None for state in seated), [state["passed"] for state in seated]
+    assert states(await drain(ahead))[-1]["passed"] == mine["cards"]  # their own pass
+    fresh, connected, _ = await connect(game, late, after=0)
+    assert connected
+    caught_up = states(await drain(fresh))
+    assert caught_up[-1]["seat"] == 3 and caught_up[-1]["passed"] is None
+    seq = (await database_sync_to_async(Game.objects.get)(pk=game.pk)).seq
+    up_to_date, connected, _ = await connect(game, late, after=seq)
+    assert connected
+    await drain(up_to_date)
+    await database_sync_to_async(_move)(game, players)  # the first lead
+    for socket in (watching, fresh, up_to_date):
+        shown = states(await drain(socket))
+        assert shown and shown[-1]["seat"] == 3 and shown[-1]["passed"] is None, shown[-1:]
+    assert states(await drain(ahead))[-1]["passed"] == mine["cards"]
+    for socket in (watching, ahead, fresh, up_to_date):
+        await socket.disconnect()

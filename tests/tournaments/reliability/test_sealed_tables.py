@@ -1,0 +1,136 @@
+"""A sealed table (a duplicate round's deals still being played at another table) tells its
+outsiders nothing of its progress or its result: found by a review of 2026-12-03, each test
+seen failing on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.test import Client
+from rest_framework.test import APIClient
+
+from tests.factories import PlayerFactory
+from tests.tournaments.helpers import client_for, next_command
+from tests.tournaments.live.test_game_consumer import connect
+from tests.tournaments.reliability.test_fair_play import _duplicate_round, _play_table
+from tournaments.competitions import services as competitions
+from tournaments.games import eventstore
+from tournaments.games.services import game_execute_command
+from tournaments.models import Game
+
+PROGRESS = ("seq", "turn_deadline", "final_totals", "winner_seat")
+
+
+def _move(game, people):
+    game.refresh_from_db()
+    seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
+    view = eventstore.read_engine_game(game, lambda state: state.view(seat))
+    game_execute_command(game_id=game.pk, player=people[seat], command=next_command(view))
+
+
+@pytest.mark.django_db
+def test_game_detail_and_list_show_outsiders_no_progress_of_a_sealed_table(scheduler):
+    """``seq`` counted the table's events, and ``turn_deadline`` was null exactly when a CPU or an
+    away seat was to act: together who was to act, which the board hides."""
+    _, _, tables, seated, _ = _duplicate_round()
+    first = tables[0]
+    for _ in range(6):
+        _move(first.game, seated[0])
+    outsiders = {
+        "anonymous": APIClient(),
+        "member": client_for(PlayerFactory()),
+        "rival": client_for(seated[1][0]),
+    }
+    for label, client in outsiders.items():
+        detail = client.get(f"/api/games/{first.game.pk}/").json()
+        assert detail["watchable"] is False, label
+        assert {key: detail[key] for key in PROGRESS} == dict.fromkeys(PROGRESS), (label, detail)
+        listed = client.get("/api/games/", {"player": seated[0][0].pk}).json()["results"]
+        entry = next(g for g in listed if g["id"] == first.game.pk)
+        assert {key: entry[key] for key in PROGRESS} == dict.fromkeys(PROGRESS), (label, entry)
+    own = client_for(seated[0][0]).get(f"/api/games/{first.game.pk}/").json()
+    assert own["seq"] == Game.objects.get(pk=first.game.pk).seq and own["watchable"] is True
+    _play_table(first, seated[0])
+    _play_table(tables[1], seated[1])  # the round is over: the table is anyone's to watch
+    shown = APIClient().get(f"/api/games/{first.game.pk}/").json()
+    assert shown["seq"] and shown["final_totals"] is not None
+
+
+@pytest.mark.django_db
+def test_rulings_on_a_sealed_table_are_shown_to_no_one_playing_in_the_round_until_it_is_over(scheduler):
+    """A ruling states the score it replaced and the one it gives: a sealed table's result."""
+    tournament, _, tables, seated, director = _duplicate_round()
+    first, second = tables
+    _play_table(first, seated[0])
+    ruled = client_for(director).post(
+        f"/api/tournaments/{tournament.pk}/rulings/",
+        {"table": first.pk, "seat": 0, "hearts_points": 3, "reason": "Revoke"},
+        format="json",
+    )
+    assert ruled.status_code == 201, ruled.content
+    for label, client in (("anonymous", APIClient()), ("rival", client_for(seated[1][0]))):
+        listed = client.get(f"/api/tournaments/{tournament.pk}/rulings/")
+        assert listed.status_code == 200 and listed.json() == [], label
+    assert len(client_for(director).get(f"/api/tournaments/{tournament.pk}/rulings/").json()) == 1
+
+    # a league's own director (not staff) runs the night: the REST tables show the results the
+    # printed sheet shows them; seated in the round, neither, and no ruling on the sealed table
+    league_director = seated[1][1]
+    tournament.league.directors.add(league_director)
+    browser = Client()
+    browser.force_login(league_director.user)
+    results = client_for(league_director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert [t["results"] for t in results] == [[], []]
+    assert client_for(league_director).get(f"/api/tournaments/{tournament.pk}/rulings/").json() == []
+    console = browser.get(f"/director/tournaments/{tournament.pk}/").content.decode()
+    assert "Revoke" not in console
+    refused = client_for(league_director).post(
+        f"/api/tournaments/{tournament.pk}/rulings/",
+        {"table": first.pk, "seat": 1, "hearts_points": 0, "reason": "Probe"},
+        format="json",
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "hidden_until_round_over", refused.content
+    free_director = PlayerFactory()
+    tournament.league.directors.add(free_director)
+    results = client_for(free_director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert len(results[0]["results"]) == 4
+    browser.force_login(free_director.user)
+    assert "Revoke" in browser.get(f"/director/tournaments/{tournament.pk}/").content.decode()
+
+    _play_table(second, seated[1])  # the round is over: the ruling is anyone's to read
+    assert [r["reason"] for r in APIClient().get(f"/api/tournaments/{tournament.pk}/rulings/").json()] == ["Revoke"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_its_round(scheduler):
+    """Staff watch a sealed table; seated at the round's other table (a director's swap), they
+    are a player of its deals: the socket opened before is closed, as a new one would be refused."""
+    tournament, _, tables, seated, director = _duplicate_round()
+    first, second = tables
+    competitions.tournament_register(tournament_id=tournament.pk, player=director)
+
+    async def watch_then_sit():
+        communicator, connected, _ = await connect(first.game, director, after=0)
+        assert connected
+        hello = json.loads(await communicator.receive_from(timeout=5))
+        assert hello["type"] == "hello" and hello["seat"] is None
+        while await communicator.receive_nothing(timeout=0.2) is False:
+            await communicator.receive_from(timeout=5)  # the catch-up and the spectators list
+        from channels.db import database_sync_to_async
+
+        await database_sync_to_async(competitions.table_swap_player)(
+            table_id=second.pk, player_out=seated[1][0], player_in=director, correction=True
+        )
+        frames = []
+        while True:
+            output = await communicator.receive_output(timeout=5)
+            if output["type"] == "websocket.close":
+                return frames, output["code"]
+            frames.append(json.loads(output["text"]))
+
+    frames, code = async_to_sync(watch_then_sit)()
+    assert code == 4403
+    assert frames[-1]["type"] == "error" and frames[-1]["code"] == "hidden_until_round_over"
+    assert not [f for f in frames if f["type"] == "update"]
