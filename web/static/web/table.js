@@ -628,6 +628,8 @@ function renderStatus(phase, myTurn) {
         return fmt(_("You passed %(cards)s to %(name)s. Waiting for the others."), {
           cards: state.passed.map(cardFace).join(" "), name: nameOf(state.passed_to) });
       }
+      // a seat taken over after it passed: the pass was its previous player's, not shown
+      if (state.passed_seats.includes(mySeat)) return _("This seat has passed its cards. Waiting for the others.");
       return fmt(_("Hand %(hand)s: choose three cards to pass %(direction)s to %(name)s."), {
         hand, direction: PASS_WORDS[state.pass_direction] || "", name: nameOf(state.passed_to) });
     }
