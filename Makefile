@@ -21,9 +21,10 @@ run: install
 	$(PY) manage.py seed_demo
 	HOST=$(HOST) PORT=$(PORT) VENV=$(VENV) ./bin/serve
 
-## The whole test suite (CI runs this same target against PostgreSQL and Redis).
+## The whole test suite (CI runs this same target against PostgreSQL and Redis): the generated
+## whole-game tests in a second pytest process beside the rest (bin/test).
 test: install
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	VENV=$(VENV) ./bin/test $(PYTEST_ARGS)
 
 ## The checks CI and the pre-commit hooks run: lint, format, import contracts and the diagram
 ## drawn from them, types.

@@ -226,7 +226,17 @@ def redis_channel_layers(url: str) -> dict:
     every PUBLISH to its own connections. Measured against channels_redis.core under the load
     benchmark: Daphne 17.0 -> 14.7 ms of CPU per play, Redis 0.6 -> 0.1, and no lost messages
     (core lost about one delivery in 4,000). Both deliver at most once; clients resume by seq."""
-    return {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}}
+    return {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [url], "prefix": CHANNEL_LAYER_PREFIX},
+        }
+    }
+
+
+# Pub/sub channels are the whole Redis server's, not one of its databases': deployments (or test
+# runs side by side, bin/test) sharing a server name their groups under prefixes of their own.
+CHANNEL_LAYER_PREFIX = env.str("CHANNEL_LAYER_PREFIX", default="asgi")
 
 
 if REDIS_URL:

@@ -82,6 +82,7 @@ def _every_position(client, game: Game, *, seat_view: int | None, complete: bool
         previous_counts = counts
 
 
+@pytest.mark.generated
 @pytest.mark.django_db
 @settings(
     max_examples=REPLAY_GAMES,

@@ -993,6 +993,7 @@ def quiet_timers(settings, monkeypatch):
     settings.HEARTS_WS_BURST = 1000
 
 
+@pytest.mark.generated
 @pytest.mark.django_db(transaction=True)
 @settings(
     max_examples=MATRIX_GAMES,
