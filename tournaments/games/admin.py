@@ -21,8 +21,8 @@ class VisiblePayload:
             return None  # a sealed table of a round this staff member plays in: nothing of it
         if not sight.everything:  # as the seat they held at this event (a newcomer held none before)
             player = getattr(user, "player", None) if user is not None and user.is_authenticated else None
-            held = visibility.seat_at(row.game_id, player.pk if player is not None else None, row.seq)
-            sight = visibility.sight_at(row.game, sight, held)
+            held, passes = visibility.holding_at(row.game_id, player.pk if player is not None else None, row.seq)
+            sight = visibility.sight_at(row.game, sight, held, own_pass=visibility.pass_shown(row.game, held, passes))
         return visibility.visible_payload(row, sight)
 
     def get_queryset(self, request):
@@ -32,6 +32,28 @@ class VisiblePayload:
     def get_object(self, request, object_id, from_field=None):
         self._request = request
         return super().get_object(request, object_id, from_field)
+
+
+def hidden_in_admin(request) -> list[int]:
+    """The sealed games of the rounds this staff member sits (or sat) in, read once a request."""
+    hidden = getattr(request, "_hearts_hidden_games", None)
+    if hidden is None:
+        hidden = request._hearts_hidden_games = visibility.sealed_games_hidden_from(request.user)
+    return hidden
+
+
+class LeavesOutTheirRoundsSealedGames:
+    """A ModelAdmin whose rows of such a game (``hidden_in_admin``) do not exist for that staff
+    member: not in a changelist (an event's type, actor and time tell a trick's winner; a game's
+    seq and status, a table's results and rulings, its progress and result), nor behind a link."""
+
+    #: the lookup of the row's game id
+    sealed_game_lookup = "pk"
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)  # type: ignore[misc]  # a mixin of ModelAdmins
+        hidden = hidden_in_admin(request)
+        return queryset.exclude(**{f"{self.sealed_game_lookup}__in": hidden}) if hidden else queryset
 
 
 def may_watch_in_admin(request, game: Game | None) -> bool:
@@ -70,7 +92,7 @@ class GameEventInline(VisiblePayload, admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(GuardedLookupsAdmin):
+class GameAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
     list_display = ["id", "status", "ranked", "players_count", "seq", "created_at", "finished_at", "replay_link"]
     list_filter = ["status", "ranked", "league"]
     readonly_fields = [
@@ -132,7 +154,8 @@ class GameAdmin(GuardedLookupsAdmin):
 
 
 @admin.register(GameEvent)
-class GameEventAdmin(VisiblePayload, GuardedLookupsAdmin):
+class GameEventAdmin(VisiblePayload, LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
+    sealed_game_lookup = "game_id"
     list_display = ["game", "seq", "type", "cause", "actor_seat", "recorded_at"]
     list_filter = ["type", "cause"]
     link_lookups = ("game__id__exact",)  # a game's log: /admin/tournaments/gameevent/?game__id__exact=<id>

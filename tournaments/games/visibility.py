@@ -78,7 +78,7 @@ def sight(game: Game, user, seats: list[GameSeat] | None = None) -> Sight:
         kind = ViewerKind.SEATED
     elif not signed_in:
         kind = ViewerKind.ANONYMOUS
-    elif user.is_staff and not (game.sealed and holds_seat_in_round(user, round_of(game))):
+    elif user.is_staff and not (game.sealed and has_sat_in_round(user, round_of(game))):
         kind = ViewerKind.STAFF
     elif getattr(getattr(user, "player", None), "is_guest", False):
         kind = ViewerKind.GUEST
@@ -103,12 +103,32 @@ def round_of(game: Game) -> int | None:
     return Table.objects.filter(game=game).values_list("round_id", flat=True).first()
 
 
-def holds_seat_in_round(user, round_id: int | None) -> bool:
-    """Whether ``user`` holds a seat at a table of the round (any table, finished or not): for
-    that round's sealed tables such a staff member is a player like any other, not staff."""
+def has_sat_in_round(user, round_id: int | None) -> bool:
+    """Whether ``user`` holds, or has held, a seat at a table of the round (any table, finished
+    or not; a director's swap may have moved them out, and may move them back): for that
+    round's sealed tables such a staff member is a player like any other, not staff."""
     if round_id is None or user is None or not user.is_authenticated:
         return False
-    return GameSeat.objects.filter(game__competition_table__round_id=round_id, player__user_id=user.pk).exists()
+    if GameSeat.objects.filter(game__competition_table__round_id=round_id, player__user_id=user.pk).exists():
+        return True
+    player_id = getattr(getattr(user, "player", None), "pk", None)
+    if player_id is None:
+        return False
+    seatings = GameEvent.objects.filter(game__competition_table__round_id=round_id, type__in=SEATING_EVENTS)
+    return any(
+        seat_after_event(event_type, payload, None, player_id) is not None
+        for event_type, payload in seatings.values_list("type", "payload")
+    )
+
+
+def sealed_games_hidden_from(user) -> list[int]:
+    """The sealed games of every round ``user`` sits (or sat) in: the tables playing their
+    deals, of which no door shows them anything, the admin's changelists included."""
+    sealed = Table.objects.filter(game__sealed=True).values_list("round_id", "game_id")
+    by_round: dict[int, list[int]] = {}
+    for round_id, game_id in sealed:
+        by_round.setdefault(round_id, []).append(game_id)
+    return [game_id for round_id, games in by_round.items() if has_sat_in_round(user, round_id) for game_id in games]
 
 
 def seat_of_user(game: Game, user, seats: list[GameSeat] | None = None) -> int | None:
@@ -186,13 +206,15 @@ def passes_after_event(event_type: str, payload: dict, seat: int | None, passes:
     return passes - {passer} if passer in passes else passes
 
 
-def passes_through(rows: list[GameEvent], held: list[int | None], passes: frozenset[int]) -> frozenset[int]:
-    """``passes`` after ``rows`` (consecutive events of the log), at each of which the player
-    held the seat ``held`` lists (:func:`seats_held_through`)."""
+def passes_along(rows: list[GameEvent], held: list[int | None], passes: frozenset[int]) -> list[frozenset[int]]:
+    """``passes`` after each of ``rows`` (consecutive events of the log), at each of which the
+    player held the seat ``held`` lists."""
+    along = []
     for row, seat in zip(rows, held, strict=True):
         if row.type == PASS_EVENT:
             passes = passes_after_event(row.type, row.payload, seat, passes)
-    return passes
+        along.append(passes)
+    return along
 
 
 def pass_shown(game: Game, seat: int | None, passes: frozenset[int]) -> bool:
@@ -205,9 +227,14 @@ def pass_shown(game: Game, seat: int | None, passes: frozenset[int]) -> bool:
 
 def without_others_pass(view: dict, own_pass: bool) -> dict:
     """A seat's view (``Game.view``, ``seat_view``, ``Position.view``) with ``passed`` null unless
-    the pass was the viewer's own (``own_pass``, from :func:`pass_shown`)."""
-    if not own_pass and view.get("passed") is not None:
+    the pass was the viewer's own (``own_pass``, from :func:`pass_shown`); before the cards
+    change hands (``received`` null) the pass is left out of ``hand`` too, where it still lies:
+    the hand before and after the exchange would tell it."""
+    passed = view.get("passed")
+    if not own_pass and passed is not None:
         view["passed"] = None
+        if view.get("received") is None and view.get("hand"):
+            view["hand"] = [card for card in view["hand"] if card not in passed]
     return view
 
 
@@ -231,11 +258,6 @@ def holding_at(game_id: int, player_id: int | None, seq: int) -> tuple[int | Non
     return seat, passes
 
 
-def seat_at(game_id: int, player_id: int | None, seq: int) -> int | None:
-    """The seat ``player_id`` held once the game's log was at ``seq`` (:func:`holding_at`)."""
-    return holding_at(game_id, player_id, seq)[0]
-
-
 HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
 """Table events' fields shown only once everything may be shown (the salt of a sealed game
 would let a player at another table test guesses of the shared deal against its commitments)."""
@@ -246,11 +268,20 @@ def same_for_everyone(row: GameEvent) -> bool:
     return row.type not in engine.VIEWER_DEPENDENT_EVENTS and row.type not in HIDDEN_TABLE_FIELDS
 
 
+PASS_EXCHANGED = "PassCompleted"
+
+
 def visible_payload(row: GameEvent, sight: Sight) -> dict:
-    """The event's fields that this viewer may see."""
+    """The event's fields that this viewer may see: for the seat they hold at it, and the
+    seat's own pass in ``PassCompleted`` only if it was theirs (``sight.own_pass``)."""
     full = event_dict(row)
     if is_engine_event(row.type):
         shown = engine.redact(full, sight.seat, sight.everything)
+        if row.type == PASS_EXCHANGED and sight.seat is not None and not (sight.own_pass or sight.everything):
+            shown["received"] = [  # type: ignore[index]
+                {**entry, "cards": None} if entry["from"] == sight.seat else entry
+                for entry in shown["received"]  # type: ignore[index]
+            ]
     else:
         shown = full
         for name in HIDDEN_TABLE_FIELDS.get(row.type, ()):
@@ -272,17 +303,6 @@ def visible_event(row: GameEvent, sight: Sight) -> dict:
     }
 
 
-def seats_held_through(game_id: int, player_id: int | None, rows: list[GameEvent]) -> list[int | None]:
-    """The seat ``player_id`` held at each of ``rows`` (consecutive events of the game's log),
-    as its seating events say: a newcomer the director seated held no seat before the swap."""
-    seat = seat_at(game_id, player_id, rows[0].seq - 1) if rows else None
-    held = []
-    for row in rows:
-        seat = seat_after_event(row.type, row.payload, seat, player_id)
-        held.append(seat)
-    return held
-
-
 def sight_at(game: Game, sight: Sight, seat: int | None, own_pass: bool | None = None) -> Sight:
     """``sight`` for an earlier moment at which the viewer held ``seat`` (their own now, or none).
     ``own_pass``: whether the seat's pass of the hand in play then was theirs (:func:`pass_shown`;
@@ -300,7 +320,12 @@ def sight_at(game: Game, sight: Sight, seat: int | None, own_pass: bool | None =
 def visible_events(game: Game, sight: Sight, player_id: int | None, rows: list[GameEvent]) -> list[dict]:
     """``rows`` as this viewer may see them: each redacted for the seat the viewer held at it
     (every hand once everything may be shown), never for the seat held now."""
-    if sight.everything:
+    if sight.everything or not rows:
         return [visible_event(row, sight) for row in rows]
-    held = seats_held_through(game.pk, player_id, rows)
-    return [visible_event(row, sight_at(game, sight, seat)) for row, seat in zip(rows, held, strict=True)]
+    seat, passes = holding_at(game.pk, player_id, rows[0].seq - 1)
+    shown = []
+    for row in rows:
+        seat = seat_after_event(row.type, row.payload, seat, player_id)
+        passes = passes_after_event(row.type, row.payload, seat, passes)
+        shown.append(visible_event(row, sight_at(game, sight, seat, own_pass=pass_shown(game, seat, passes))))
+    return shown

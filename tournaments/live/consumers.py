@@ -418,16 +418,16 @@ class GameConsumer(AsyncWebsocketConsumer):
             return None
         game, rows = cached
         seats, seat = self._seats_through(rows, self.seat)
-        passes = visibility.passes_through(rows, seats, passes)
+        along = visibility.passes_along(rows, seats, passes)
         if not _shows_state(game, rows):
-            self._keep_passes(rows, passes)
-            return self._update(game, rows, seats, seat, after, None)
-        own_pass = visibility.pass_shown(game, seat, passes)
+            self._keep_passes(rows, along[-1])
+            return self._update(game, rows, seats, along, seat, after, None)
+        own_pass = visibility.pass_shown(game, seat, along[-1])
         hit, view = eventstore.engine_cache.read(game, lambda s: state_frames.view(game, s, seat, own_pass=own_pass))
         if not hit:
             return _STATE_OUT
-        self._keep_passes(rows, passes)
-        return self._update(game, rows, seats, seat, after, view)
+        self._keep_passes(rows, along[-1])
+        return self._update(game, rows, seats, along, seat, after, view)
 
     def _frames_after(self, after: int, at_least: int | None) -> tuple[str | None, int, int | None]:
         """The update frame of every event after ``after`` (None if there is none), the seq it
@@ -440,15 +440,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         rows = feed.events(game, after)  # up to game.seq: consistent with the view below
         held, passes = self._holding_at(after)
         seats, seat = self._seats_through(rows, held)
-        passes = visibility.passes_through(rows, seats, passes)
-        self._keep_passes(rows, passes)
+        along = visibility.passes_along(rows, seats, passes)
+        self._keep_passes(rows, along[-1])
         view = None
         if _shows_state(game, rows):
-            own_pass = visibility.pass_shown(game, seat, passes)
+            own_pass = visibility.pass_shown(game, seat, along[-1])
             view = eventstore.read_engine_game(
                 game, lambda s: state_frames.view(game, s, seat, own_pass=own_pass), rows
             )
-        return self._update(game, rows, seats, seat, after, view)
+        return self._update(game, rows, seats, along, seat, after, view)
 
     def _seats_through(self, rows: list, seat: int | None) -> tuple[list[int | None], int | None]:
         """The seat this connection's player holds at each of ``rows`` and after the last, given
@@ -486,14 +486,22 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.passes_at = (rows[-1].seq, passes)
 
     def _update(
-        self, game: Game, rows: list, seats: list, seat: int | None, after: int, view: bytes | None
+        self,
+        game: Game,
+        rows: list,
+        seats: list,
+        along: list[frozenset[int]],
+        seat: int | None,
+        after: int,
+        view: bytes | None,
     ) -> tuple[str | None, int, int | None]:
-        """The update frame of ``rows``, each event redacted for the seat held at it, with
-        ``view`` (the JSON of the state of ``seat`` after the last row; None before the game
-        starts), as the text sent; None if there are no rows."""
+        """The update frame of ``rows``, each event redacted for the seat held at it (and whose
+        passes were this player's then: ``along``), with ``view`` (the JSON of the state of
+        ``seat`` after the last row; None before the game starts), as the text sent; None if
+        there are no rows."""
         if not rows:
             return None, after, seat
-        sights: dict[int | None, visibility.Sight] = {}
+        sights: dict[tuple[int | None, bool], visibility.Sight] = {}
         events: list[bytes] = []
         shown = len(rows)
         if seat is None and game.sealed and self.unseated_kind != ViewerKind.STAFF:
@@ -502,16 +510,18 @@ class GameConsumer(AsyncWebsocketConsumer):
             # Events before their first seat (a director seated them mid-game) are shown.
             while shown and seats[shown - 1] is None:
                 shown -= 1
-        for row, held in zip(rows[:shown], seats[:shown], strict=True):
-            sight = sights.get(held) or sights.setdefault(held, self._sight(game, held))
+        for row, held, passes in zip(rows[:shown], seats[:shown], along[:shown], strict=True):
+            key = (held, visibility.pass_shown(game, held, passes))
+            sight = sights.get(key) or sights.setdefault(key, self._sight(game, *key))
             events.append(event_json(row, sight))
         if shown < len(rows):
             seq = rows[shown - 1].seq if shown else after
             return (update_frame(game, events, None, seq=seq) if events else None), seq, None
         return update_frame(game, events, view), rows[-1].seq, seat
 
-    def _sight(self, game: Game, seat: int | None) -> visibility.Sight:
-        return visibility.sight_of_seat(game, seat, ViewerKind.SEATED if seat is not None else self.unseated_kind)
+    def _sight(self, game: Game, seat: int | None, own_pass: bool) -> visibility.Sight:
+        kind = ViewerKind.SEATED if seat is not None else self.unseated_kind
+        return visibility.sight_of_seat(game, seat, kind, own_pass=own_pass)
 
     async def _seat_changed(self, seat: int | None, reason: str) -> None:
         """The seat this connection's player holds is now ``seat``: say so, move the presence

@@ -134,3 +134,32 @@ def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_i
     assert code == 4403
     assert frames[-1]["type"] == "error" and frames[-1]["code"] == "hidden_until_round_over"
     assert not [f for f in frames if f["type"] == "update"]
+
+
+@pytest.mark.django_db
+def test_a_staff_member_swapped_out_of_the_round_is_still_one_of_its_players(scheduler):
+    """Found by review: swapped out of table 2 (a director's correction), a staff member was
+    staff again at table 1, reading how it played the deal they had held, and could be swapped
+    back in. Whoever has held a seat in the round is one of its players until it is over."""
+    tournament, _, tables, seated, _ = _duplicate_round()
+    first, second = tables
+    staff = seated[1][0]
+    staff.user.is_staff = staff.user.is_superuser = True
+    staff.user.save()
+    substitute = PlayerFactory()
+    competitions.tournament_register(tournament_id=tournament.pk, player=substitute)
+    for _ in range(8):
+        _move(first.game, seated[0])
+    competitions.table_swap_player(table_id=second.pk, player_out=staff, player_in=substitute, correction=True)
+    api = client_for(staff)
+    for door in ("events/", "replay/", "audit/"):
+        refused = api.get(f"/api/games/{first.game.pk}/{door}")
+        assert refused.status_code == 403 and refused.json()["code"] == "hidden_until_round_over", door
+    detail = api.get(f"/api/games/{first.game.pk}/").json()
+    assert detail["watchable"] is False and detail["state"] is None and detail["seq"] is None
+    browser = Client()
+    browser.force_login(staff.user)
+    assert browser.get(f"/admin/tournaments/game/{first.game.pk}/change/").status_code in (302, 404)
+    _play_table(first, seated[0])
+    _play_table(second, [substitute, *seated[1][1:]])
+    assert api.get(f"/api/games/{first.game.pk}/events/").status_code == 200  # the round is over
