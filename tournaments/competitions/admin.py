@@ -13,6 +13,7 @@ from hearts_league.admin import GuardedLookupsAdmin
 from hearts_league.api import DomainError
 from hearts_league.i18n import localize
 from tournaments.competitions import selectors, services
+from tournaments.games.admin import LeavesOutTheirRoundsSealedGames
 from tournaments.models import Player, Registration, Round, Ruling, Season, Table, TableResult, Tournament
 
 
@@ -329,7 +330,8 @@ class TableResultInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(GuardedLookupsAdmin):
+class TableAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
+    sealed_game_lookup = "game_id"  # its results and rulings are the sealed game's result
     list_display = ["__str__", "status", "game", "swap", "rule"]
     list_filter = ["status", "round__tournament"]
     readonly_fields = ["round", "number", "players", "cpu_fill", "game", "status", "finished_at"]
@@ -375,7 +377,7 @@ class TableAdmin(GuardedLookupsAdmin):
         return TemplateResponse(request, "tournaments/swap.html", context)
 
     def rule_view(self, request, pk):
-        table = get_object_or_404(Table.objects.select_related("round__tournament"), pk=pk)
+        table = get_object_or_404(self.get_queryset(request).select_related("round__tournament"), pk=pk)
         form = RulingForm(request.POST or None)
         names = selectors.player_names(table.players)
         form.fields["seat"].choices = [

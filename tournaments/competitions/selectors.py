@@ -163,10 +163,10 @@ def tables_for_round(tournament: Tournament, number: int):
 def sees_sealed_results(user, tournament: Tournament, round_id: int | None) -> bool:
     """Whether ``user`` sees the results of the round's sealed tables (their deals are still
     being played at other tables) before the round is over: the tournament's directors who play
-    at none of the round's tables (``visibility.holds_seat_in_round``)."""
+    at none of the round's tables (``visibility.has_sat_in_round``)."""
     if user is None or not directs(user, tournament.league_id):
         return False
-    return not visibility.holds_seat_in_round(user, round_id)
+    return not visibility.has_sat_in_round(user, round_id)
 
 
 def rulings_for_tournament(tournament: Tournament, viewer) -> list[Ruling]:

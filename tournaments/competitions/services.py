@@ -716,7 +716,7 @@ def table_rule_score(
     if table.status != Table.Status.FINISHED:
         raise DomainError("table_not_finished", "Rule on a table once it has its result.", status=409)
     sealed = table.game_id is not None and Game.objects.filter(pk=table.game_id, sealed=True).exists()
-    if sealed and ruled_by is not None and visibility.holds_seat_in_round(ruled_by.user, table.round_id):
+    if sealed and ruled_by is not None and visibility.has_sat_in_round(ruled_by.user, table.round_id):
         # the ruling's answer states the table's score: a result the director's own table is playing for
         raise DomainError(
             "hidden_until_round_over",

@@ -382,14 +382,14 @@ def game_reassign_seat(*, game_id: int, seat: int, player: Player) -> Game:
             cause=GameEvent.Cause.SYSTEM,
             actor_seat=seat,
         )
-    if game.sealed:
-        _round_seats_changed_on_commit(game)
+    _round_seats_changed_on_commit(game)  # whatever its size: seated in the round, not staff at its sealed tables
     return game
 
 
 def _round_seats_changed_on_commit(game: Game) -> None:
-    """The newly seated player may be watching another table of the round (staff): tell those
-    tables, whose connections then look again at who may watch (a player of the round may not)."""
+    """The newly seated player may be watching another table of the game's round, if it is a
+    tournament table (staff): tell those tables, whose connections then look again at who may
+    watch (a player of the round may not)."""
     round_id = visibility.round_of(game)
     if round_id is None:
         return

@@ -39,6 +39,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
     tournament_id: int
     in_group = False
     last_sent: bytes | None = None  # the last board frame sent
+    sealed_games: frozenset[int] = frozenset()  # the board's tables hidden until the round is over
 
     async def connect(self) -> None:
         notify.register_server_loop(asyncio.get_running_loop())
@@ -76,7 +77,15 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         if self.pending is None or self.pending.done():
             self.pending = asyncio.ensure_future(self._send_soon())
 
-    game_advanced = game_seats = tournament_changed  # a table's game moved on / its seats changed hands
+    async def game_advanced(self, message):
+        """A table's game moved on, or its seats changed hands (``game_seats``). A sealed table's
+        changes show nothing on the board: they do not even start a frame's countdown, whose
+        timing (a frame sooner than another table's own change would send) would tell the
+        other tables that it moved."""
+        if message.get("game") not in self.sealed_games:
+            await self.tournament_changed(message)
+
+    game_seats = game_advanced
 
     async def game_watchers(self, message):
         """A table's own news in the game group the board follows (who watches it, a rematch
@@ -94,8 +103,13 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
         self.games = games
 
     async def _send_soon(self):
-        await asyncio.sleep(settings.HEARTS_BOARD_EVERY)
-        await self.send_board()
+        while True:
+            await asyncio.sleep(settings.HEARTS_BOARD_EVERY)
+            started = time.monotonic()
+            await self.send_board()
+            if self.heard < started:
+                return
+            # told of a change while reading: the board read may have started before it
 
     async def send_board(self, *, again: bool = False):
         """Send the board if it differs from the last one sent (``again``: whatever it is). A
@@ -107,6 +121,7 @@ class TournamentBoardConsumer(AsyncWebsocketConsumer):
             log.exception("tournament %s: the board could not be read", self.tournament_id)
             return
         await self._follow_games(board)
+        self.sealed_games = frozenset(table["game"] for table in board["tables"] if table["sealed"])
         frame = orjson.dumps({"type": "board", **board}, option=orjson.OPT_NON_STR_KEYS)
         if frame == self.last_sent and not again:
             return
