@@ -81,6 +81,7 @@ class Scenario:
     leaver: bool
     comes_back: bool
     swap: bool
+    swap_mid_pass: bool  # the swap: at a seat that has passed, before the cards change hands
     invitation: bool
     former: bool
     reconnect: bool
@@ -93,10 +94,11 @@ def scenarios(draw) -> Scenario:
     duplicate = draw(st.booleans()) and draw(st.booleans())  # a quarter of the games
     cpus = () if duplicate else tuple(sorted(draw(st.sets(st.integers(1, players - 1), max_size=players - 2))))
     humans_besides_creator = players - 1 - len(cpus)
+    passing = draw(st.sampled_from(["cycle", "off"]))
     return Scenario(
         players=players,
         kitty=players != 4 and draw(st.booleans()),
-        passing=draw(st.sampled_from(["cycle", "off"])),
+        passing=passing,
         hands=draw(st.sampled_from([1, 1, 2])),
         cpus=cpus,
         duplicate=duplicate,
@@ -104,6 +106,7 @@ def scenarios(draw) -> Scenario:
         leaver=draw(st.booleans()),
         comes_back=draw(st.booleans()),
         swap=draw(st.booleans()),
+        swap_mid_pass=passing != "off" and draw(st.booleans()),
         invitation=not duplicate and humans_besides_creator > 0 and draw(st.booleans()),
         former=not duplicate and humans_besides_creator > 0 and draw(st.booleans()),
         reconnect=draw(st.booleans()),
@@ -446,15 +449,29 @@ class Match:
             if away:  # (their socket may have taken it back already, reconnecting from their device)
                 back = viewer.api.post(f"/api/games/{self.game.pk}/join/", {"device_id": viewer.device}, format="json")
                 assert back.status_code == 200, back.content
-        if self.s.swap and step == (2 * total_estimate) // 3:
-            seat = self._human_seat(exclude=getattr(self, "left", None))
+        if self.s.swap and not getattr(self, "swapped", False) and self._time_to_swap(step, total_estimate):
+            passed = self._passed_seats() if self.s.swap_mid_pass else None
+            seat = self._human_seat(exclude=getattr(self, "left", None), among=passed)
             if seat is not None:
+                self.swapped = True
                 out = self.viewers.pop(f"seat{seat}")
                 out.label = "former"
                 self.viewers.setdefault("former-swapped", out)
                 game_reassign_seat(game_id=self.game.pk, seat=seat, player=self.viewers["newcomer"].player)
 
-    def _human_seat(self, exclude=None) -> int | None:
+    def _time_to_swap(self, step: int, total_estimate: int) -> bool:
+        if not self.s.swap_mid_pass:
+            return step == (2 * total_estimate) // 3
+        return bool(self._passed_seats())  # someone has passed, and someone has not
+
+    def _passed_seats(self) -> list[int]:
+        def passing(state):
+            seats = list(state.view(None)["passed_seats"])
+            return seats if state.phase == "passing" and len(seats) < self.s.players else []
+
+        return eventstore.read_engine_game(Game.objects.get(pk=self.game.pk), passing)
+
+    def _human_seat(self, exclude=None, among=None) -> int | None:
         game = Game.objects.get(pk=self.game.pk)
         if game.status != Game.Status.ACTIVE:
             return None
@@ -462,6 +479,7 @@ class Match:
             s.seat
             for s in game.seats.select_related("player")
             if s.player and not s.player.is_cpu and not s.away and s.seat != 0 and s.seat != exclude
+            if among is None or s.seat in among
         ]
         return self.rng.choice(candidates) if candidates else None
 
@@ -1017,6 +1035,7 @@ def quiet_timers(settings, monkeypatch):
         leaver=True,
         comes_back=False,
         swap=True,
+        swap_mid_pass=True,
         invitation=False,
         former=False,
         reconnect=True,
