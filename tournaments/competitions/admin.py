@@ -356,7 +356,7 @@ class TableAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
         ]
 
     def swap_view(self, request, pk):
-        table = get_object_or_404(Table.objects.select_related("round__tournament"), pk=pk)
+        table = get_object_or_404(self.get_queryset(request).select_related("round__tournament"), pk=pk)
         form = SwapForm(request.POST or None)
         form.fields["player_out"].queryset = Player.objects.filter(pk__in=table.players)
         if request.method == "POST" and form.is_valid():

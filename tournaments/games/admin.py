@@ -15,13 +15,11 @@ class VisiblePayload:
     @admin.display(description="payload")
     def visible_payload(self, row: GameEvent):
         request = getattr(self, "_request", None)
-        user = request.user if request else None
-        sight = visibility.sight(row.game, user)
+        sight, changes = sight_in_admin(request, row.game)
         if not sight.may_watch:
             return None  # a sealed table of a round this staff member plays in: nothing of it
         if not sight.everything:  # as the seat they held at this event (a newcomer held none before)
-            player = getattr(user, "player", None) if user is not None and user.is_authenticated else None
-            held, passes = visibility.holding_at(row.game_id, player.pk if player is not None else None, row.seq)
+            held, passes = visibility.held_at(changes, row.seq)
             sight = visibility.sight_at(row.game, sight, held, own_pass=visibility.pass_shown(row.game, held, passes))
         return visibility.visible_payload(row, sight)
 
@@ -56,10 +54,28 @@ class LeavesOutTheirRoundsSealedGames:
         return queryset.exclude(**{f"{self.sealed_game_lookup}__in": hidden}) if hidden else queryset
 
 
+def sight_in_admin(request, game: Game) -> tuple[visibility.Sight, list]:
+    """The staff member's sight of ``game`` and what they held at it, change by change
+    (``visibility.holdings``): read once a request and game (a game's page shows every event
+    of its log, and Django asks its permissions several times)."""
+    cache = getattr(request, "_hearts_sights", None)
+    if cache is None:
+        cache = {}
+        if request is not None:
+            request._hearts_sights = cache
+    if game.pk not in cache:
+        user = request.user if request is not None else None
+        player = getattr(user, "player", None) if user is not None and user.is_authenticated else None
+        sight = visibility.sight(game, user)
+        changes = [] if sight.everything else visibility.holdings(game.pk, getattr(player, "pk", None))
+        cache[game.pk] = (sight, changes)
+    return cache[game.pk]
+
+
 def may_watch_in_admin(request, game: Game | None) -> bool:
     """Whether the staff member may open ``game``'s pages in the admin: not a sealed table of a
     round they play in (``visibility.sight``), which they see as any of its players does."""
-    return game is None or visibility.sight(game, request.user).may_watch
+    return game is None or sight_in_admin(request, game)[0].may_watch
 
 
 class GameSeatInline(admin.TabularInline):

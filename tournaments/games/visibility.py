@@ -21,6 +21,7 @@ A viewer is whoever asks: anonymous, a guest, a signed-in member, the player hol
 
 from __future__ import annotations
 
+import bisect
 import enum
 from dataclasses import dataclass, replace
 
@@ -122,11 +123,14 @@ def has_sat_in_round(user, round_id: int | None) -> bool:
 
 
 def sealed_games_hidden_from(user) -> list[int]:
-    """The sealed games of every round ``user`` sits (or sat) in: the tables playing their
-    deals, of which no door shows them anything, the admin's changelists included."""
-    sealed = Table.objects.filter(game__sealed=True).values_list("round_id", "game_id")
+    """The sealed games of every round ``user`` sits (or sat) in, but the one they sit at now:
+    the tables playing their deals, of which no door shows them anything, the admin's
+    changelists included."""
+    if user is None or not user.is_authenticated:
+        return []
+    sealed = Table.objects.filter(game__sealed=True).exclude(game__seats__player__user_id=user.pk)
     by_round: dict[int, list[int]] = {}
-    for round_id, game_id in sealed:
+    for round_id, game_id in sealed.values_list("round_id", "game_id"):
         by_round.setdefault(round_id, []).append(game_id)
     return [game_id for round_id, games in by_round.items() if has_sat_in_round(user, round_id) for game_id in games]
 
@@ -244,18 +248,39 @@ def seat_view(state, seat: int | None, own_pass: bool) -> dict:
     return without_others_pass(state.seat_view(seat), own_pass)
 
 
-def holding_at(game_id: int, player_id: int | None, seq: int) -> tuple[int | None, frozenset[int]]:
-    """The seat ``player_id`` held once the game's log was at ``seq``, and the seats whose latest
-    pass they made by then (held the seat at it), from its seating events and passes: one query."""
-    if seq <= 0 or player_id is None:
-        return None, frozenset()  # nobody sits before the first event, and only a player holds a seat
+def holdings(
+    game_id: int, player_id: int | None, up_to: int | None = None
+) -> list[tuple[int, int | None, frozenset[int]]]:
+    """Each change of what ``player_id`` holds at the game, up to seq ``up_to`` (all: None), as
+    (seq, the seat held from then on, the seats whose latest pass they made by then), from the
+    log's seating events and passes: one query."""
+    if player_id is None:
+        return []  # only a player holds a seat
     seat: int | None = None
     passes: frozenset[int] = frozenset()
-    logged = GameEvent.objects.filter(game_id=game_id, seq__lte=seq, type__in=(*SEATING_EVENTS, PASS_EVENT))
-    for event_type, payload in logged.order_by("seq").values_list("type", "payload"):
+    logged = GameEvent.objects.filter(game_id=game_id, type__in=(*SEATING_EVENTS, PASS_EVENT))
+    if up_to is not None:
+        logged = logged.filter(seq__lte=up_to)
+    changes = []
+    for seq, event_type, payload in logged.order_by("seq").values_list("seq", "type", "payload"):
         seat = seat_after_event(event_type, payload, seat, player_id)
         passes = passes_after_event(event_type, payload, seat, passes)
-    return seat, passes
+        changes.append((seq, seat, passes))
+    return changes
+
+
+def held_at(changes: list[tuple[int, int | None, frozenset[int]]], seq: int) -> tuple[int | None, frozenset[int]]:
+    """What :func:`holdings` says was held once the log was at ``seq``."""
+    at = bisect.bisect_right(changes, seq, key=lambda change: change[0])
+    return (changes[at - 1][1], changes[at - 1][2]) if at else (None, frozenset())
+
+
+def holding_at(game_id: int, player_id: int | None, seq: int) -> tuple[int | None, frozenset[int]]:
+    """The seat ``player_id`` held once the game's log was at ``seq``, and the seats whose latest
+    pass they made by then (held the seat at it): one query."""
+    if seq <= 0:
+        return None, frozenset()  # nobody sits before the first event
+    return held_at(holdings(game_id, player_id, up_to=seq), seq)
 
 
 HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}

@@ -217,7 +217,9 @@ class TableResult(models.Model):
         constraints = [models.UniqueConstraint(fields=["table", "seat"], name="one_result_per_seat")]
 
     def __str__(self):
-        return f"{self.table} seat {self.seat}: {self.hearts_points}"
+        # no points: a name shows wherever the admin lists rows (delete confirmations too),
+        # and a sealed table's result is hidden from the players of its round
+        return f"{self.table} seat {self.seat}"
 
 
 class Ruling(models.Model):
@@ -238,4 +240,4 @@ class Ruling(models.Model):
         ordering = ["table", "seat", "id"]
 
     def __str__(self):
-        return f"{self.table} seat {self.seat}: {self.hearts_points_before} -> {self.hearts_points}"
+        return f"a ruling on {self.table} seat {self.seat}"  # no points, as TableResult's

@@ -163,3 +163,47 @@ def test_a_staff_member_swapped_out_of_the_round_is_still_one_of_its_players(sch
     _play_table(first, seated[0])
     _play_table(second, [substitute, *seated[1][1:]])
     assert api.get(f"/api/games/{first.game.pk}/events/").status_code == 200  # the round is over
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_a_staff_player_of_the_round_their_own_table_and_no_sealed_result_anywhere(scheduler):
+    """Found by a third review: the delete confirmations listed a sealed table's results and
+    rulings by name ("table 1 seat 0: 7", "20 -> 7"); and the staff member's own table was
+    left out of the admin with the others."""
+    tournament, round_, tables, seated, director = _duplicate_round()
+    first, second = tables
+    staff = seated[1][0]
+    staff.user.is_staff = staff.user.is_superuser = True
+    staff.user.save()
+    _play_table(first, seated[0])
+    competitions.table_rule_score(table_id=first.pk, seat=0, hearts_points=77, reason="Revoke")
+    browser = Client()
+    browser.force_login(staff.user)
+    scores = {str(r.hearts_points) for r in first.results.all()} | {"77"}
+    for page in (
+        f"/admin/tournaments/round/{round_.pk}/delete/",
+        f"/admin/tournaments/tournament/{tournament.pk}/delete/",
+        f"/admin/tournaments/player/{seated[0][0].pk}/delete/",
+    ):
+        body = browser.get(page).content.decode()
+        listed = [line for line in body.splitlines() if "table 1 seat" in line]
+        assert listed and not [line for line in listed if any(f": {n}<" in line or f"-> {n}" in line for n in scores)]
+    assert browser.get(f"/admin/tournaments/game/{second.game.pk}/change/").status_code == 200  # their own
+    assert f"/admin/tournaments/table/{second.pk}/change/" in browser.get("/admin/tournaments/table/").content.decode()
+    assert browser.get(f"/admin/tournaments/table/{first.pk}/swap/").status_code in (302, 404)
+
+
+@pytest.mark.django_db
+def test_a_games_admin_page_reads_the_viewers_seats_once_not_once_an_event(scheduler, django_assert_max_num_queries):
+    """Found by a third review: every event row of a game's page read the viewer's sight and
+    seats again: about five queries an event, thousands for a whole game."""
+    _, _, tables, seated, director = _duplicate_round()
+    _play_table(tables[0], seated[0])
+    director.user.is_superuser = True
+    director.user.save()
+    browser = Client()
+    browser.force_login(director.user)
+    events = Game.objects.get(pk=tables[0].game.pk).seq
+    assert events > 50
+    with django_assert_max_num_queries(40):
+        assert browser.get(f"/admin/tournaments/game/{tables[0].game.pk}/change/").status_code == 200
