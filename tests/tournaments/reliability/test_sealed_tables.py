@@ -170,7 +170,7 @@ def test_the_admin_shows_a_staff_player_of_the_round_their_own_table_and_no_seal
     """Found by a third review: the delete confirmations listed a sealed table's results and
     rulings by name ("table 1 seat 0: 7", "20 -> 7"); and the staff member's own table was
     left out of the admin with the others."""
-    tournament, round_, tables, seated, director = _duplicate_round()
+    tournament, round_, tables, seated, _ = _duplicate_round()
     first, second = tables
     staff = seated[1][0]
     staff.user.is_staff = staff.user.is_superuser = True
