@@ -431,7 +431,7 @@ class Match:
         if self.now().game.status != Game.Status.ACTIVE:
             return
         if self.s.leaver and step == total_estimate // 4:
-            seat = self._human_seat()
+            seat = self._human_seat(exclude=getattr(self, "swapped_seat", None))  # not a newcomer's
             if seat is not None:
                 self.left = seat
                 viewer = self.viewers[f"seat{seat}"]
@@ -453,7 +453,7 @@ class Match:
             passed = self._passed_seats() if self.s.swap_mid_pass else None
             seat = self._human_seat(exclude=getattr(self, "left", None), among=passed)
             if seat is not None:
-                self.swapped = True
+                self.swapped, self.swapped_seat = True, seat
                 out = self.viewers.pop(f"seat{seat}")
                 out.label = "former"
                 self.viewers.setdefault("former-swapped", out)
