@@ -12,15 +12,23 @@ the raw-id popups' ``limit_choices_to``. Django refuses any other with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin import widgets
 from django.contrib.admin.filters import FieldListFilter
-from django.contrib.admin.utils import get_fields_from_path
-from django.db.models import Field
+from django.contrib.admin.utils import NestedObjects, get_fields_from_path
+from django.db import router
+from django.db.models import Field, Model
 
 _CACHE = "_hearts_admin_filter_lookups"  # on the request: the filters' parameters, per ModelAdmin
+
+DeletionGuard = Callable[[Any, Callable[[], list[Model]]], str | None]
+#: The apps' rules on what a delete confirmation may list: each is given the request and a way to
+#: collect every row the deletion would take (with the rows that protect it), and returns why the
+#: deletion is refused, or None. A confirmation lists each of those rows by name.
+deletion_guards: list[DeletionGuard] = []
 
 
 class GuardedLookupsAdmin(admin.ModelAdmin):
@@ -40,6 +48,14 @@ class GuardedLookupsAdmin(admin.ModelAdmin):
             if (lookup, value) in widgets.url_params_from_lookup_dict(fk_lookup).items():
                 return True
         return False
+
+    def get_deleted_objects(self, objs, request):
+        """Django's list of what deleting ``objs`` takes, unless a deletion guard refuses it: then
+        nothing is listed, and the refusal stands where the permissions lacking would."""
+        refusal = _deletion_refused(objs, request)
+        if refusal is not None:
+            return [], {}, {refusal}, []
+        return super().get_deleted_objects(objs, request)
 
     def filter_lookups(self, request: Any = None) -> frozenset[str]:
         """The query-string parameters of this admin's list filters and date hierarchy."""
@@ -72,6 +88,25 @@ class GuardedLookupsAdmin(admin.ModelAdmin):
                 setattr(request, _CACHE, cache)
             cache[self] = lookups
         return lookups
+
+
+def _deletion_refused(objs, request) -> str | None:
+    collected: list[Model] | None = None
+
+    def related() -> list[Model]:
+        nonlocal collected
+        if collected is None:
+            objs_list = list(objs)
+            collector = NestedObjects(using=router.db_for_write(objs_list[0]._meta.model) if objs_list else "default")
+            collector.collect(objs_list)
+            collected = [obj for rows in collector.data.values() for obj in rows] + list(collector.protected)
+        return collected
+
+    for guard in deletion_guards:
+        refusal = guard(request, related)
+        if refusal is not None:
+            return refusal
+    return None
 
 
 def guard_every_admin(site: admin.AdminSite) -> None:

@@ -2,10 +2,10 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
-from hearts_league.admin import GuardedLookupsAdmin
+from hearts_league.admin import GuardedLookupsAdmin, deletion_guards
 from tournaments.games import visibility
 from tournaments.games.eventstore import audit_game
-from tournaments.models import Game, GameEvent, GameSeat
+from tournaments.models import Game, GameEvent, GameSeat, Ruling, SeatConnection, TableResult
 
 
 class VisiblePayload:
@@ -38,6 +38,30 @@ def hidden_in_admin(request) -> list[int]:
     if hidden is None:
         hidden = request._hearts_hidden_games = visibility.sealed_games_hidden_from(request.user)
     return hidden
+
+
+def _game_of(row) -> int | None:
+    """The game a row belongs to, if it belongs to one."""
+    if isinstance(row, Game):
+        return row.pk
+    if isinstance(row, TableResult | Ruling):
+        return row.table.game_id
+    if isinstance(row, SeatConnection):
+        return row.seat.game_id
+    return getattr(row, "game_id", None)  # a seat, an event, a table, an invitation, a rating's history
+
+
+def _refuse_deleting_their_rounds_sealed_rows(request, related) -> str | None:
+    """A delete confirmation lists every row it takes by name (a ruling on table 2 seat 1, the
+    results that protect a player): for a staff member who plays in the round, a sealed game's
+    rows are no rows, so nothing that would take one is deleted or listed before the round is over."""
+    hidden = set(hidden_in_admin(request))
+    if hidden and any(_game_of(row) in hidden for row in related()):
+        return "rows of a table still sealed in a round you play in (until the round is over)"
+    return None
+
+
+deletion_guards.append(_refuse_deleting_their_rounds_sealed_rows)
 
 
 class LeavesOutTheirRoundsSealedGames:
@@ -132,6 +156,11 @@ class GameAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
     inlines = [GameSeatInline, GameEventInline]
     actions = ["audit_selected"]
 
+    def has_add_permission(self, request):
+        """Games are created by the services (the lobby, the queue, a tournament's round), which
+        seat them and write their first events: a bare row here would be a game with no log."""
+        return False
+
     @admin.display(description="replay")
     def replay_link(self, game):
         if not game.seq:
@@ -140,6 +169,8 @@ class GameAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
 
     @admin.display(description="audit")
     def audit_link(self, game):
+        if game.pk is None:
+            return "-"
         return format_html('<a href="{}">audit</a>', reverse("game-audit", args=[game.pk]))
 
     @admin.action(description="Audit the selected games (hash chain, deal commitments, replay)")

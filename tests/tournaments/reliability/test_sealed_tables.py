@@ -5,6 +5,7 @@ seen failing on the code before its fix."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -169,7 +170,8 @@ def test_a_staff_member_swapped_out_of_the_round_is_still_one_of_its_players(sch
 def test_the_admin_shows_a_staff_player_of_the_round_their_own_table_and_no_sealed_result_anywhere(scheduler):
     """Found by a third review: the delete confirmations listed a sealed table's results and
     rulings by name ("table 1 seat 0: 7", "20 -> 7"); and the staff member's own table was
-    left out of the admin with the others."""
+    left out of the admin with the others. Found by a fourth: even without points, they listed
+    that a ruling was made at that table, and on which seat."""
     tournament, round_, tables, seated, _ = _duplicate_round()
     first, second = tables
     staff = seated[1][0]
@@ -179,15 +181,18 @@ def test_the_admin_shows_a_staff_player_of_the_round_their_own_table_and_no_seal
     competitions.table_rule_score(table_id=first.pk, seat=0, hearts_points=77, reason="Revoke")
     browser = Client()
     browser.force_login(staff.user)
-    scores = {str(r.hearts_points) for r in first.results.all()} | {"77"}
     for page in (
         f"/admin/tournaments/round/{round_.pk}/delete/",
         f"/admin/tournaments/tournament/{tournament.pk}/delete/",
         f"/admin/tournaments/player/{seated[0][0].pk}/delete/",
+        f"/admin/auth/user/{seated[0][0].user_id}/delete/",
     ):
+        # a deletion that would take the sealed table's rows lists none of them (not even that a
+        # ruling or a result exists): it is refused until the round is over
         body = browser.get(page).content.decode()
-        listed = [line for line in body.splitlines() if "table 1 seat" in line]
-        assert listed and not [line for line in listed if any(f": {n}<" in line or f"-> {n}" in line for n in scores)]
+        assert "table 1 seat" not in body and "a table still sealed in a round you play in" in body, page
+    names = {str(result) for result in first.results.all()} | {str(ruling) for ruling in first.rulings.all()}
+    assert names and all(re.search(r"round 1 table 1 seat \d$", name) for name in names), names  # no points
     assert browser.get(f"/admin/tournaments/game/{second.game.pk}/change/").status_code == 200  # their own
     assert f"/admin/tournaments/table/{second.pk}/change/" in browser.get("/admin/tournaments/table/").content.decode()
     assert browser.get(f"/admin/tournaments/table/{first.pk}/swap/").status_code in (302, 404)
