@@ -98,6 +98,7 @@ MESSAGES = (
     gettext_noop("A finished table's result cannot change seats."),
     gettext_noop("This round has started: swap only as a director's correction."),
     gettext_noop('{player_in} is not registered.'),
+    gettext_noop("{player} has played this round's deals at another table: at table {table.number} they would know another seat's cards."),
     gettext_noop('A ruling gives its reason.'),
     gettext_noop("A ruling's reason is at most 500 characters."),
     gettext_noop('An adjusted score is a whole number up to {MAX_RULING_POINTS}.'),

@@ -678,12 +678,32 @@ def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, c
         seat_in = other.players.index(player_in.pk)
         table.players[seat_out], other.players[seat_in] = player_in.pk, player_out.pk
         moves = [(table, seat_out, player_in), (other, seat_in, player_out)]
+    for t, _, player in moves:
+        if t.game_id:
+            _refuse_a_player_who_knows_the_deal(round_, t, player)
     for t in affected:
         t.save(update_fields=["players"])
     for t, seat, player in moves:
         if t.game_id:
             game_reassign_seat(game_id=t.game_id, seat=seat, player=player)
     return table
+
+
+def _refuse_a_player_who_knows_the_deal(round_: Round, table: Table, player: Player) -> None:
+    """A duplicate round's tables of one size play the same deals: whoever has held a seat at
+    another of them knows a hand of this one (the one they were dealt there), and perhaps how it
+    was played. Seated here, they would see another seat's cards: refused until the round is over."""
+    game = Game.objects.only("sealed", "rules").get(pk=table.game_id)
+    if not game.sealed:
+        return
+    elsewhere = Game.objects.filter(pk__in=visibility.games_held_in_round(player.pk, round_.pk) - {game.pk})
+    if any(other.players_count == game.players_count for other in elsewhere.only("rules")):
+        raise DomainError(
+            "knows_the_deal",
+            f"{player} has played this round's deals at another table: at table {table.number} they would "
+            "know another seat's cards.",
+            status=409,
+        )
 
 
 def _is_fill(table: Table, player_id: int) -> bool:

@@ -113,13 +113,22 @@ def has_sat_in_round(user, round_id: int | None) -> bool:
     if GameSeat.objects.filter(game__competition_table__round_id=round_id, player__user_id=user.pk).exists():
         return True
     player_id = getattr(getattr(user, "player", None), "pk", None)
-    if player_id is None:
-        return False
+    return player_id is not None and bool(_games_seated_by_the_log(player_id, round_id))
+
+
+def games_held_in_round(player_id: int, round_id: int) -> set[int]:
+    """The games of the round at which the player holds, or has held, a seat."""
+    held = GameSeat.objects.filter(game__competition_table__round_id=round_id, player_id=player_id)
+    return set(held.values_list("game_id", flat=True)) | _games_seated_by_the_log(player_id, round_id)
+
+
+def _games_seated_by_the_log(player_id: int, round_id: int) -> set[int]:
     seatings = GameEvent.objects.filter(game__competition_table__round_id=round_id, type__in=SEATING_EVENTS)
-    return any(
-        seat_after_event(event_type, payload, None, player_id) is not None
-        for event_type, payload in seatings.values_list("type", "payload")
-    )
+    return {
+        game_id
+        for game_id, event_type, payload in seatings.values_list("game_id", "type", "payload")
+        if seat_after_event(event_type, payload, None, player_id) is not None
+    }
 
 
 def sealed_games_hidden_from(user) -> list[int]:

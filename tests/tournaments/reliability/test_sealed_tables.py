@@ -12,6 +12,7 @@ from asgiref.sync import async_to_sync
 from django.test import Client
 from rest_framework.test import APIClient
 
+from hearts_league.api import DomainError
 from tests.factories import PlayerFactory
 from tests.tournaments.helpers import client_for, next_command
 from tests.tournaments.live.test_game_consumer import connect
@@ -212,3 +213,37 @@ def test_a_games_admin_page_reads_the_viewers_seats_once_not_once_an_event(sched
     assert events > 50
     with django_assert_max_num_queries(40):
         assert browser.get(f"/admin/tournaments/game/{tables[0].game.pk}/change/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_no_swap_seats_a_player_at_a_table_whose_deal_they_have_held_elsewhere(scheduler):
+    """Found by a fourth review: a director's correction between the two tables of a started
+    duplicate round seated table 2's player at table 1, where seat 1 holds the very hand they
+    were dealt at table 2 (and later, how table 2 played it). Over REST, the console and the
+    admin alike (one service): refused, and refused too for a player swapped out of table 2
+    who sits the round out; a correction within one table stays possible."""
+    tournament, _, tables, seated, director = _duplicate_round()
+    first, second = tables
+    visitor = seated[1][1]  # table 2, seat 1
+    known = client_for(visitor).get(f"/api/games/{second.game.pk}/").json()["state"]["hand"]
+    assert len(known) == 13
+    swap = f"/api/tournaments/{tournament.pk}/swap/"
+    refused = client_for(director).post(
+        swap,
+        {"table": first.pk, "player_out": seated[0][0].pk, "player_in": visitor.pk, "correction": True},
+        format="json",
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "knows_the_deal", refused.content
+    assert client_for(visitor).get(f"/api/games/{first.game.pk}/").json()["your_seat"] is None
+
+    # swapped out of table 2 for a substitute, they sit the round out: still not into table 1
+    substitute = PlayerFactory()
+    competitions.tournament_register(tournament_id=tournament.pk, player=substitute)
+    competitions.table_swap_player(table_id=second.pk, player_out=visitor, player_in=substitute, correction=True)
+    with pytest.raises(DomainError) as again:
+        competitions.table_swap_player(table_id=first.pk, player_out=seated[0][0], player_in=visitor, correction=True)
+    assert again.value.error_code == "knows_the_deal"
+    # back into the seat they held at table 2, and seats exchanged within one table: allowed
+    competitions.table_swap_player(table_id=second.pk, player_out=substitute, player_in=visitor, correction=True)
+    competitions.table_swap_player(table_id=first.pk, player_out=seated[0][0], player_in=seated[0][1], correction=True)
+    assert Game.objects.get(pk=first.game.pk).seats.get(seat=0).player_id == seated[0][1].pk
