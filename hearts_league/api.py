@@ -11,6 +11,7 @@ from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from hearts_league.i18n import localize, request_language
+from hearts_league.text_input import NUL_DETAIL, NulCharacter
 
 
 class DomainError(APIException):
@@ -50,6 +51,8 @@ def suspicious_request_error(exc: SuspiciousOperation) -> tuple[int, str, str]:
     """(status, code, detail) for a request Django refused as malformed or too big."""
     if isinstance(exc, RequestDataTooBig):
         return 413, "body_too_large", gettext_noop("The request body is too large.")
+    if isinstance(exc, NulCharacter):
+        return 400, "nul_character", NUL_DETAIL
     name = type(exc).__name__
     codes = {"DisallowedHost": "bad_host", "TooManyFieldsSent": "too_many_fields", "TooManyFilesSent": "too_many_files"}
     return 400, codes.get(name, "bad_request"), "The request is malformed."

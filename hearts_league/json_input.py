@@ -1,7 +1,8 @@
 """Parsing JSON a client sent: one function, with a size and a nesting limit, for REST and WebSocket.
 
 ``parse_json(data)`` returns the value or raises :class:`JSONInputError`, whose ``code`` is
-``invalid_json``, ``json_too_deep`` or ``body_too_large`` (and ``status`` the HTTP status to
+``invalid_json``, ``json_too_deep``, ``nul_character`` (a string holding U+0000, which no
+database stores) or ``body_too_large`` (and ``status`` the HTTP status to
 answer with). orjson does the parsing: it is not recursive in Python (``'[' * 5000`` cannot
 raise RecursionError), refuses ``NaN``/``Infinity`` and numbers that overflow to infinity
 (``1e309``), and refuses strings with lone surrogates, which a database cannot store. The depth
@@ -17,6 +18,8 @@ import orjson
 from django.conf import settings
 from rest_framework.exceptions import APIException
 from rest_framework.parsers import JSONParser
+
+from hearts_league.text_input import NUL_DETAIL, holds_nul
 
 
 class JSONInputError(ValueError):
@@ -52,6 +55,9 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None, max_size: int
         raise JSONInputError("invalid_json", f"Not valid JSON: {error}") from None
     if _depth_exceeds(value, max_depth):
         raise JSONInputError("json_too_deep", f"The JSON nests deeper than {max_depth}.")
+    # JSON writes a NUL only as the escape \u0000: look for one only when the text has it
+    if (b"\\u0000" in data if isinstance(data, bytes) else "\\u0000" in data) and holds_nul(value):
+        raise JSONInputError("nul_character", NUL_DETAIL)
     return value
 
 

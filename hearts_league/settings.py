@@ -95,6 +95,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",  # cookie, then Accept-Language
     "django.middleware.common.CommonMiddleware",
+    "hearts_league.text_input.RefuseNulCharactersMiddleware",  # before any view reads a parameter
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "hearts_league.i18n.ProfileLanguageMiddleware",  # a signed-in player's own choice first

@@ -33,9 +33,10 @@ def test_a_body_over_the_size_limit_is_refused_with_413():
     assert (refused.value.code, refused.value.status) == ("body_too_large", 413)
 
 
+texts = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"))  # a NUL is refused: below
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
     max_leaves=20,
 )
 
@@ -45,3 +46,14 @@ def test_parse_json_reads_what_json_dumps_writes(value):
     import json
 
     assert parse_json(json.dumps(value), max_depth=100) == value
+
+
+@given(json_values, st.sampled_from(["key", "value", "deep"]), st.booleans())
+def test_a_nul_anywhere_is_refused_as_no_database_stores_it(value, where, as_bytes):
+    """PostgreSQL refuses U+0000 in text: a string holding it would fail there, a 500."""
+    import json
+
+    holding = {"key": {"a\x00b": value}, "value": [value, "x\x00"], "deep": {"a": [[{"b": "\x00"}]], "c": value}}[where]
+    text = json.dumps(holding)
+    assert _code(text.encode() if as_bytes else text) == "nul_character"
+    assert parse_json(json.dumps({"a": "\\u0000"})) == {"a": "\\u0000"}  # the six characters themselves

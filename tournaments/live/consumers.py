@@ -25,6 +25,7 @@ from rest_framework.exceptions import ValidationError
 from hearts_league.api import DomainError
 from hearts_league.i18n import localize, scope_language
 from hearts_league.json_input import JSONInputError, parse_json
+from hearts_league.text_input import NUL_DETAIL
 from tournaments.dispatch import notify
 from tournaments.games import eventstore, queries, visibility, watchers
 from tournaments.games import services as game_services
@@ -104,7 +105,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     async def connect(self):
         notify.register_server_loop(asyncio.get_running_loop())
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
-        query = parse_qs(self.scope.get("query_string", b"").decode())
+        query = parse_qs(self.scope.get("query_string", b"").decode("utf-8", "replace"))
         ticket = query.get("ticket", [""])[0]
         self.language = scope_language(self.scope)  # the profile's choice replaces it once known
         opened = await database_sync_to_async(self._open)(ticket)
@@ -221,6 +222,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 {
                     "frame_too_large": f"Frames are at most {settings.HEARTS_WS_MAX_FRAME} characters.",
                     "json_too_deep": f"Frames nest at most {settings.HEARTS_WS_MAX_DEPTH} levels.",
+                    "nul_character": NUL_DETAIL,
                 }.get(code, "Frames are JSON objects."),
             )
             return

@@ -232,6 +232,7 @@ async def test_an_illegal_move_gets_an_error_frame_and_changes_nothing():
         (json.dumps({"type": "pass", "cards": "QS"}), "invalid"),
         (json.dumps({"type": "resume", "after": "ten"}), "invalid"),
         (json.dumps({"type": "play", "card": "QS", "pad": "x" * 5000}), "frame_too_large"),
+        (json.dumps({"type": "play", "card": "Q\x00S"}), "nul_character"),
     ],
 )
 async def test_malformed_frames_get_an_error_frame(raw, code):
