@@ -99,6 +99,14 @@ class TournamentAdmin(GuardedLookupsAdmin):
         ("Rules and scoring", {"fields": ["rules_overrides", "rules", "duplicate_deals", "points_by_place"]}),
     ]
 
+    def get_readonly_fields(self, request, obj=None):
+        fixed = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.rounds.exists():
+            # Whether its rounds share deals decides what the other tables may see of each
+            # (sealed tables, hidden results): it stays as its first round was played.
+            fixed.append("duplicate_deals")
+        return fixed
+
     def save_model(self, request, obj, form, change):
         if change:
             return super().save_model(request, obj, form, change)

@@ -186,9 +186,9 @@ class ResultSerializer(serializers.Serializer):
 
 
 class TableSerializer(serializers.ModelSerializer):
-    """A round's table. A sealed table's results (its game shares deals with tables still
-    playing) are shown only to the tournament's directors who play in none of the round's
-    tables (``selectors.sees_sealed_results``) until the round is over."""
+    """A round's table. A sealed table's results and finish time (its game shares deals with
+    tables still playing) are shown only to the tournament's directors who play in none of the
+    round's tables (``selectors.sees_sealed_results``) until the round is over."""
 
     results = serializers.SerializerMethodField()
     seats = serializers.SerializerMethodField()
@@ -197,9 +197,18 @@ class TableSerializer(serializers.ModelSerializer):
         model = Table
         fields = ["id", "number", "status", "game", "seats", "results", "finished_at"]
 
+    def to_representation(self, table):
+        body = super().to_representation(table)
+        if self._sealed_from_viewer(table):
+            body["finished_at"] = None  # when it finished tells its pace, as its result its deals
+        return body
+
+    def _sealed_from_viewer(self, table) -> bool:
+        return table.game is not None and table.game.sealed and not self.context.get("sees_sealed")
+
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, table) -> list[dict]:
-        if table.game is not None and table.game.sealed and not self.context.get("sees_sealed"):
+        if self._sealed_from_viewer(table):
             return []
         # many=True: a list (ReturnList) at run time
         return ResultSerializer(table.results.all(), many=True).data  # type: ignore[return-value]

@@ -89,7 +89,7 @@ class SeatSerializer(serializers.Serializer):
     invited = InvitedSerializer(allow_null=True, help_text="an open seat held for an invited player")
 
 
-HIDDEN_FROM_OUTSIDERS = ("seq", "turn_deadline", "final_totals", "winner_seat")
+HIDDEN_FROM_OUTSIDERS = ("seq", "turn_deadline", "final_totals", "winner_seat", "started_at", "finished_at")
 """What ``GameSerializer`` shows as null to a viewer who may not watch the game (a sealed table)."""
 
 
@@ -138,7 +138,8 @@ class GameSerializer(serializers.ModelSerializer):
         body["watchable"] = sight.may_watch
         if not sight.may_watch:
             # A sealed table's result is part of its round's secret, and its progress (how many
-            # events, whether a clock runs: a person, not a CPU, to act) tells how its deals go.
+            # events, whether a clock runs: a person, not a CPU, to act; when it started and
+            # finished, its pace) tells how its deals go.
             for hidden in HIDDEN_FROM_OUTSIDERS:
                 body[hidden] = None
         return body

@@ -129,3 +129,20 @@ def test_the_admin_takes_a_walk_in_and_a_ruling_through_the_services(admin_clien
     sheet = admin_client.get(reverse("admin:tournaments_tournament_results", args=[tournament.pk]))
     assert b"late to the table" in sheet.content
     assert admin_client.get(reverse("admin:tournaments_table_change", args=[table.pk])).status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_tournaments_duplicate_deals_cannot_change_once_a_round_is_played(scheduler):
+    """Found by review: switched off mid-round, the standings and the results sheet stopped
+    hiding the sealed tables' results, which the REST tables (each game's own seal) still hid."""
+    from django.test import Client
+
+    from tests.tournaments.reliability.test_fair_play import _duplicate_round
+
+    tournament, *_, director = _duplicate_round()
+    director.user.is_superuser = True
+    director.user.save()
+    browser = Client()
+    browser.force_login(director.user)
+    page = browser.get(f"/admin/tournaments/tournament/{tournament.pk}/change/").content.decode()
+    assert 'name="duplicate_deals"' not in page and "field-duplicate_deals" in page  # shown, not a field

@@ -22,7 +22,7 @@ from tournaments.games import eventstore
 from tournaments.games.services import game_execute_command
 from tournaments.models import Game
 
-PROGRESS = ("seq", "turn_deadline", "final_totals", "winner_seat")
+PROGRESS = ("seq", "turn_deadline", "final_totals", "winner_seat", "started_at", "finished_at")
 
 
 def _move(game, people):
@@ -247,3 +247,19 @@ def test_no_swap_seats_a_player_at_a_table_whose_deal_they_have_held_elsewhere(s
     competitions.table_swap_player(table_id=second.pk, player_out=substitute, player_in=visitor, correction=True)
     competitions.table_swap_player(table_id=first.pk, player_out=seated[0][0], player_in=seated[0][1], correction=True)
     assert Game.objects.get(pk=first.game.pk).seats.get(seat=0).player_id == seated[0][1].pk
+
+
+@pytest.mark.django_db
+def test_a_sealed_tables_finish_time_is_shown_to_no_one_playing_in_the_round(scheduler):
+    """Found by a fourth review: the game and the round's tables showed the other table's
+    players when it finished (and the game when it started): its pace, which the board hides."""
+    tournament, _, tables, seated, director = _duplicate_round()
+    first, _ = tables
+    _play_table(first, seated[0])
+    rival = client_for(seated[1][0])
+    game = rival.get(f"/api/games/{first.game.pk}/").json()
+    listed = rival.get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert game["watchable"] is False and game["started_at"] is None and game["finished_at"] is None
+    assert listed[0]["status"] == "finished" and listed[0]["finished_at"] is None
+    directed = client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert directed[0]["finished_at"] is not None  # the director running the night sees it

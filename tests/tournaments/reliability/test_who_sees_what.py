@@ -65,7 +65,14 @@ from tournaments.models import Game, GameEvent, GameSeat, Player, Round, Table
 
 MATRIX_GAMES = int(os.environ.get("HEARTS_MATRIX_GAMES", "6"))
 RULING_REASON = "Claimed late at table one"
-SEALED = ("seq", "turn_deadline", "final_totals", "winner_seat")  # null to whoever may not watch
+SEALED = (
+    "seq",
+    "turn_deadline",
+    "final_totals",
+    "winner_seat",
+    "started_at",
+    "finished_at",
+)  # null to whoever may not watch
 TINY_ANALYSIS = {"play_samples": 2, "pass_screen": 2, "pass_finalists": 1, "pass_samples": 2}
 
 
