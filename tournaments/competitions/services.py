@@ -680,7 +680,7 @@ def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, c
         moves = [(table, seat_out, player_in), (other, seat_in, player_out)]
     for t, _, player in moves:
         if t.game_id:
-            _refuse_a_player_who_knows_the_deal(round_, t, player)
+            _refuse_a_player_who_knows_the_deal(round_, t, t.game_id, player)
     for t in affected:
         t.save(update_fields=["players"])
     for t, seat, player in moves:
@@ -689,11 +689,11 @@ def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, c
     return table
 
 
-def _refuse_a_player_who_knows_the_deal(round_: Round, table: Table, player: Player) -> None:
+def _refuse_a_player_who_knows_the_deal(round_: Round, table: Table, game_id: int, player: Player) -> None:
     """A duplicate round's tables of one size play the same deals: whoever has held a seat at
     another of them knows a hand of this one (the one they were dealt there), and perhaps how it
     was played. Seated here, they would see another seat's cards: refused until the round is over."""
-    game = Game.objects.only("sealed", "rules").get(pk=table.game_id)
+    game = Game.objects.only("sealed", "rules").get(pk=game_id)
     if not game.sealed:
         return
     elsewhere = Game.objects.filter(pk__in=visibility.games_held_in_round(player.pk, round_.pk) - {game.pk})
