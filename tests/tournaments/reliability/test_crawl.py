@@ -8,7 +8,8 @@ whatever a page links to, as each kind of viewer, at a duplicate round's two mom
 matter most: the other table in the middle of the deal, and that table finished and ruled on
 while this one has not played a card. Every page must answer without a server error, and no
 page may show the viewer a card it cannot know (by name: a card it holds, or one played where
-it may watch), the round's seed, a salt or a deal, or a sealed table's ruling.
+it may watch), the round's seed, a salt or a deal, or a sealed table's ruling. Every query
+parameter the pages use is then asked again with hostile values, and every id made huge.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ _NOT_STATE = re.compile(
     r"|\bplaceholder=\"[^\"]*\"",
     re.S | re.I,
 )
+# Hashes, tokens and salts in base64 ("...+/2C+...", a password hash's summary): random, not cards.
+_OPAQUE = re.compile(r"[A-Za-z0-9+/=_$.-]{16,}")
 _LINK = re.compile(r"""\bhref=["']([^"'#]*)""")
 
 
@@ -111,6 +114,27 @@ def crawl(browser: Client, starts: list[str]) -> Crawl:
     return found
 
 
+HOSTILE_VALUES = ("9" * 30, "zz'\"<b>", "-1", "%00", "a" * 3000)
+
+
+def ask_hostile(browser: Client, found: Crawl) -> int:
+    """Every query parameter of every page ``found`` reached, given hostile values in turn (a
+    huge number, markup, a negative, a NUL, a long text), and every path's numbers made huge: no
+    answer is a server error. Returns how many were asked."""
+    asked = set()
+    for url in found.visited:
+        parts = urlsplit(url)
+        pairs = [pair.split("=", 1)[0] for pair in parts.query.split("&") if pair]
+        for key in pairs:
+            for value in HOSTILE_VALUES:
+                asked.add(f"{parts.path}?{key}={value}")
+        asked.add(re.sub(r"/\d+/", "/" + "9" * 30 + "/", parts.path))
+    for url in sorted(asked):
+        response = browser.get(url)
+        assert response.status_code < 500, (url, response.status_code)
+    return len(asked)
+
+
 def shown_cards(path: str, text: str) -> set[str]:
     """The card names a page shows as state (not the rules' own wording)."""
     path = urlsplit(path).path
@@ -118,7 +142,7 @@ def shown_cards(path: str, text: str) -> set[str]:
         return set()
     if table_rules := re.fullmatch(r"/tables/(\d+)/rules/", path):
         text = _without_rule_list(text, Game.objects.get(pk=table_rules[1]))
-    return card_names(html.unescape(_NOT_STATE.sub("", text)))
+    return card_names(_OPAQUE.sub(" ", html.unescape(_NOT_STATE.sub("", text))))
 
 
 def check(found: Crawl, *, who: str, may_know: set[str], secrets: list[str], forbidden_text=()) -> None:
@@ -233,6 +257,7 @@ def test_no_page_a_viewer_can_reach_shows_what_it_may_not_know(scheduler):
     assert any("/delete/" in url for url in as_staff_player.texts)
     assert any("/history/" in url for url in as_staff_player.texts)
     assert len(as_staff_player.visited) > 100 and len(as_director.visited) > len(as_staff_player.visited)
+    assert ask_hostile(browser_for(director), as_director) > 100
 
     # the other table finished and ruled on; this one has still not played a card
     _play_table(second, seated[1])
