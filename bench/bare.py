@@ -9,12 +9,21 @@ clients need: no passing, follow suit, thirteen tricks a hand. What the project 
 play above this app's figure is its own work (the database, the engine, redaction, timers),
 not Daphne's, Channels' or Redis's.
 
+With ``BARE_DATABASE_URL`` (``bench/load.py --bare-durable``) every play is also made durable as
+the project makes it: one statement that commits by itself (the play's events, as JSON, into
+``bench_bare_plays``) on at most four connections of the process's loop, one play of a table at a
+time (the project's per-game lock), and the ``ack`` and the update only after it has committed.
+That figure is the floor under the requirement that a play be acknowledged only once committed:
+the framework plus one durable write, through psycopg's own async API (the project's loop
+statements go through libpq itself, a leaner path).
+
     REDIS_URL=redis://127.0.0.1:6379/3 DJANGO_SETTINGS_MODULE= \\
         python -m daphne -p 8001 bench.bare:application
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -59,6 +68,7 @@ class Table:
     points: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     over: bool = False
     dealt: dict = field(default_factory=dict)  # the current hand's HandDealt event
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # held by a durable play until it commits
 
     def deal(self) -> dict:
         self.hand_number += 1
@@ -115,6 +125,49 @@ class Table:
 
 TABLES: dict[int, Table] = {}
 
+DURABLE_URL = os.environ.get("BARE_DATABASE_URL", "")
+PLAYS_TABLE = "bench_bare_plays"
+"""Where the durable bare app commits each play (``bench/load.py`` creates and empties it)."""
+
+
+class DurableWrites:
+    """The loop's connections for a play's committed write, at most ``size`` at once."""
+
+    def __init__(self, url: str, size: int = 4):
+        import psycopg
+
+        self._psycopg, self._url = psycopg, url
+        self._idle: list = []
+        self._slots = asyncio.Semaphore(size)
+
+    async def commit_play(self, table: int, seq: int, events: list[dict]) -> None:
+        async with self._slots:
+            connection = self._idle.pop() if self._idle else await self._open()
+            try:
+                await connection.execute(
+                    f"INSERT INTO {PLAYS_TABLE} (game, seq, events) VALUES (%s, %s, %s::jsonb)",
+                    [table, seq, json.dumps(events)],
+                )
+            except BaseException:
+                await connection.close()  # a benchmark fails loudly: the play's socket closes
+                raise
+            self._idle.append(connection)
+
+    async def _open(self):
+        # prepare_threshold=0: prepared on its first run, as the project's loop statements are
+        return await self._psycopg.AsyncConnection.connect(self._url, autocommit=True, prepare_threshold=0)
+
+
+_durable: DurableWrites | None = None
+
+
+def durable_writes() -> DurableWrites | None:
+    """This process's durable writes (made on first use, on the server's loop), None without them."""
+    global _durable
+    if DURABLE_URL and _durable is None:
+        _durable = DurableWrites(DURABLE_URL)
+    return _durable
+
 
 class BareSeatConsumer(AsyncWebsocketConsumer):
     """A seat at a table: plays its card if legal, and the table's group gets the update."""
@@ -148,6 +201,14 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
         if frame.get("type") == "ping":
             await self.send('{"type": "pong"}')
             return
+        durable = durable_writes()
+        if durable is None:
+            await self._play(frame, None)
+            return
+        async with TABLES[self.number].lock:  # one play of a table at a time, as the project's per-game lock
+            await self._play(frame, durable)
+
+    async def _play(self, frame: dict, durable: DurableWrites | None) -> None:
         table = TABLES[self.number]
         card = frame.get("card")
         if table.over or table.turn != self.seat or card not in table.legal(self.seat):
@@ -157,8 +218,11 @@ class BareSeatConsumer(AsyncWebsocketConsumer):
             await self.send(json.dumps({"type": "error", "code": "stale_state", "seq": table.seq}))
             return
         events = table.play(self.seat, card)
-        await self.send(json.dumps({"type": "ack", "seq": table.seq}))
-        await self.channel_layer.group_send(self.group, {"type": "table.update", "frame": _update_frame(table, events)})
+        seq, update = table.seq, _update_frame(table, events)
+        if durable is not None:
+            await durable.commit_play(self.number, seq, events)
+        await self.send(json.dumps({"type": "ack", "seq": seq}))
+        await self.channel_layer.group_send(self.group, {"type": "table.update", "frame": update})
 
     async def table_update(self, message):
         await self.send(message["frame"])

@@ -7,6 +7,8 @@ PostgreSQL, Redis and a Celery worker, all on this machine.
 ``--bare`` then runs the same clients against ``bench/bare.py`` (a Channels app with no
 database sending the same frame shapes) and prints both figures and their ratio: what the
 project spends per play beyond the bare app's figure is its own work, not the framework's.
+``--bare-durable`` (also) runs the bare app committing each play in one statement before its
+``ack`` (as the project must): the framework's cost with the durability the project keeps.
 
 A table's four connections go to one Daphne (``--route game``), as a load balancer that hashes
 the game's path sends them (README); ``--route seat`` spreads them over the processes instead.
@@ -379,12 +381,17 @@ def measure_project(args, env: dict, measure=None):
     return figures
 
 
-def measure_bare(args, env: dict, measure=None):
-    """The same clients against the bare app (bench/bare.py): the framework's own cost."""
+def measure_bare(args, env: dict, measure=None, *, durable: bool = False):
+    """The same clients against the bare app (bench/bare.py): the framework's own cost; with
+    ``durable``, the framework's with each play committed before its ``ack``."""
     if args.route != "game":
-        raise SystemExit("--bare keeps each table in the memory of one Daphne: use --route game")
-    profiles = profile_paths(args, "bare")
+        raise SystemExit("--bare and --bare-durable keep each table in the memory of one Daphne: use --route game")
+    label = "bare durable" if durable else "bare"
+    profiles = profile_paths(args, label.replace(" ", "-"))
     bare_env = {**env, "DJANGO_SETTINGS_MODULE": ""}
+    if durable:
+        prepare_durable_table()
+        bare_env["BARE_DATABASE_URL"] = os.environ["DATABASE_URL"]
     processes, ports = start_processes(args.daphnes, bare_env, bare=True, profiles=profiles)
     try:
         tag = int(time.time()) % 100_000 * 1000
@@ -398,12 +405,28 @@ def measure_bare(args, env: dict, measure=None):
             for seat in range(4)
         ]
         groups = {"daphne": [p.pid for p in processes], "redis": pids_named("redis-server"), "clients": [os.getpid()]}
-        figures = (measure or play_and_measure)("bare", urls, groups, args)
+        if durable:
+            groups["postgres"] = pids_named("postgres")
+        figures = (measure or play_and_measure)(label, urls, groups, args)
     finally:
         stop(processes)
     if measure is None:
-        print_profile(profiles, "bare", figures.plays)
+        print_profile(profiles, label, figures.plays)
     return figures
+
+
+def prepare_durable_table() -> None:
+    """The durable bare app's table of committed plays (``bench.bare.PLAYS_TABLE``), empty."""
+    from django.db import connection
+
+    from bench.bare import PLAYS_TABLE  # after django.setup(): bench.bare configures no settings then
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TABLE IF NOT EXISTS {PLAYS_TABLE} "
+            "(id bigserial PRIMARY KEY, game integer NOT NULL, seq integer NOT NULL, events jsonb NOT NULL)"
+        )
+        cursor.execute(f"TRUNCATE {PLAYS_TABLE}")
 
 
 def group_cpu(groups: dict[str, list[int]]) -> dict[str, float]:
@@ -567,10 +590,20 @@ def judge(project: Figures, bare: Figures | None, args) -> dict[str, bool]:
     return verdicts
 
 
-def summarize(runs: list[tuple[Figures, Figures | None, dict[str, bool]]]) -> None:
+def compare(project: Figures, base: Figures) -> None:
+    """The project's Daphne CPU per play and plays/s beside those of a bare app's run."""
+    print(
+        f"project / {base.label}: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
+        f"{base.cpu_per_play('daphne'):.2f} ms = "
+        f"{project.cpu_per_play('daphne') / base.cpu_per_play('daphne'):.2f}x; plays/s "
+        f"{project.rate:,.0f} / {base.rate:,.0f}"
+    )
+
+
+def summarize(runs: list[tuple[Figures, Figures | None, Figures | None, dict[str, bool]]]) -> None:
     """One line per run, then how many runs met each target (``--runs``)."""
     print(f"\n=== {len(runs)} runs")
-    for number, (project, bare, _) in enumerate(runs, 1):
+    for number, (project, bare, durable, _) in enumerate(runs, 1):
         line = (
             f"run {number}: {project.rate:,.0f} plays/s, "
             f"p50 {statistics.median(project.latencies or [float('nan')]):.0f} "
@@ -580,6 +613,11 @@ def summarize(runs: list[tuple[Figures, Figures | None, dict[str, bool]]]) -> No
             line += (
                 f"; bare {bare.rate:,.0f} plays/s, {bare.cpu_per_play('daphne'):.2f} ms "
                 f"({project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x)"
+            )
+        if durable is not None and durable.plays:
+            line += (
+                f"; bare durable {durable.rate:,.0f} plays/s, {durable.cpu_per_play('daphne'):.2f} ms "
+                f"({project.cpu_per_play('daphne') / durable.cpu_per_play('daphne'):.2f}x)"
             )
         print(line)
     for target in sorted({name for *_, verdicts in runs for name in verdicts}):
@@ -623,10 +661,16 @@ def main() -> int:
         "shapes) and print the project's figures beside the framework's",
     )
     parser.add_argument(
+        "--bare-durable",
+        action="store_true",
+        help="also run the bare app committing each play in one statement before its ack (the "
+        "durability the project keeps), and print the project's ratio to that too (no effect with --connections)",
+    )
+    parser.add_argument(
         "--runs",
         type=int,
         default=1,
-        help="measure this many times in a row (the bare app too, with --bare), then list every run "
+        help="measure this many times in a row (the bare apps too, with --bare or --bare-durable), then list every run "
         "and how many met each target",
     )
     parser.add_argument(
@@ -686,21 +730,20 @@ def main() -> int:
             print(f"\n--- run {number + 1} of {args.runs} (load average {os.getloadavg()[0]:.1f})")
         project = measure_project(args, env)
         report(project, args)
-        bare = None
+        bare = durable = None
         if args.bare:
             bare = measure_bare(args, env)
             report(bare, args)
-            if bare.plays and project.plays:
-                print(
-                    f"project / bare: Daphne CPU per play {project.cpu_per_play('daphne'):.2f} / "
-                    f"{bare.cpu_per_play('daphne'):.2f} ms = "
-                    f"{project.cpu_per_play('daphne') / bare.cpu_per_play('daphne'):.2f}x; plays/s "
-                    f"{project.rate:,.0f} / {bare.rate:,.0f}"
-                )
-        runs.append((project, bare, judge(project, bare, args)))
+        if args.bare_durable:
+            durable = measure_bare(args, env, durable=True)
+            report(durable, args)
+        for base in (bare, durable):
+            if base is not None and base.plays and project.plays:
+                compare(project, base)
+        runs.append((project, bare, durable, judge(project, bare, args)))
     if args.runs > 1:
         summarize(runs)
-    unfinished = any(project.unfinished or (bare is not None and bare.unfinished) for project, bare, _ in runs)
+    unfinished = any(figures is not None and figures.unfinished for *measured, _ in runs for figures in measured)
     return 1 if unfinished else 0
 
 
