@@ -53,8 +53,9 @@ _NOT_STATE = re.compile(
     r"|\bplaceholder=\"[^\"]*\"",
     re.S | re.I,
 )
-# Hashes, tokens and salts in base64 ("...+/2C+...", a password hash's summary): random, not cards.
-_OPAQUE = re.compile(r"[A-Za-z0-9+/=_$.-]{16,}")
+# Hashes, tokens and salts in base64 ("...+/2C+..."), masked or not (a password hash's summary
+# shows an MD5 salt as its first two characters and asterisks, "JD********"): random, not cards.
+_OPAQUE = re.compile(r"[A-Za-z0-9+/=_$.*-]{16,}")
 _LINK = re.compile(r"""\bhref=["']([^"'#]*)""")
 
 
