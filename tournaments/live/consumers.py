@@ -419,6 +419,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         if cached is None:
             return None
         game, rows = cached
+        if not rows:  # nothing new (a retried command's ack: its events were sent already)
+            return None, after, self.seat
         seats, seat = self._seats_through(rows, self.seat)
         along = visibility.passes_along(rows, seats, passes)
         if not _shows_state(game, rows):

@@ -489,3 +489,28 @@ async def test_a_socket_closing_after_the_game_ended_whose_loop_connection_faile
     monkeypatch.setattr(queries, "connection_dropped_async", failed)
     await communicator.disconnect()
     assert await database_sync_to_async(SeatConnection.objects.filter(seat__game=game).count)() == 0
+
+
+async def test_a_retried_command_is_acknowledged_as_a_duplicate_and_plays_nothing_twice():
+    """A client that lost the ack sends its command again with the same ``command_id``: it gets
+    an ack marked duplicate, no error, and the card stays played once."""
+    game, people, _ = await database_sync_to_async(seated_table)(rules={"passing": "off"})
+    sockets = [(await connect(game, p, after=0))[0] for p in people]
+    caught_up = [await drain(communicator) for communicator in sockets]
+    state = [f for f in caught_up[0] if f["type"] == "update"][-1]
+    leader = state["state"]["to_act"][0]
+    frame = json.dumps({"type": "play", "card": "2C", "command_id": "retry-1"})
+    await sockets[leader].send_to(text_data=frame)
+    first = await frames_until(sockets[leader], lambda f: f["type"] == "ack")
+    assert first[-1]["duplicate"] is False
+    played_at = first[-1]["seq"]
+    assert [f["type"] for f in await drain(sockets[leader])] == ["update"]
+    await sockets[leader].send_to(text_data=frame)
+    again = await drain(sockets[leader])
+    assert [(f["type"], f.get("duplicate"), f.get("seq")) for f in again] == [("ack", True, played_at)]
+    played = database_sync_to_async(
+        lambda: GameEvent.objects.filter(game=game, command_id="retry-1", type="CardPlayed").count()
+    )
+    assert await played() == 1
+    for communicator in sockets:
+        await communicator.disconnect()
