@@ -442,7 +442,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     @extend_schema(methods=["get"], responses={200: RulingSerializer(many=True)})
     @extend_schema(methods=["post"], request=RulingCreateSerializer, responses={201: RulingSerializer})
-    @action(detail=True, methods=["get", "post"])
+    @action(detail=True, methods=["get", "post"], pagination_class=None)  # a tournament's few: one list
     def rulings(self, request, pk=None):
         """The directors' rulings (adjusted scores with their reasons); a director posts one on a
         finished table: the table's places and points are worked out again."""
@@ -493,7 +493,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return Response(RoundSerializer(round_).data)
 
     @extend_schema(responses={200: StandingSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def standings(self, request, pk=None):
         """Standings: table points, then Hearts points, opponents' strength, head to head."""
         lines = selectors.standings_for_tournament(self.get_object())
@@ -507,7 +507,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         return Response(board_for_tournament(self.get_object()))
 
     @extend_schema(responses={200: RoundSerializer(many=True)})
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None)
     def rounds(self, request, pk=None):
         """The tournament's rounds."""
         return Response(RoundSerializer(selectors.rounds_for_tournament(self.get_object()), many=True).data)
@@ -591,7 +591,7 @@ class LeagueViewSet(views.LeagueViewSet):
 
     @extend_schema(methods=["get"], responses={200: SeasonSerializer(many=True)})
     @extend_schema(methods=["post"], request=SeasonSerializer, responses={201: SeasonSerializer})
-    @action(detail=True, methods=["get", "post"], permission_classes=[IsAuthenticatedOrReadOnly])
+    @action(detail=True, methods=["get", "post"], permission_classes=[IsAuthenticatedOrReadOnly], pagination_class=None)
     def seasons(self, request, pk=None):
         """The league's seasons; a director of the league (or staff) creates one."""
         league = self.get_object()

@@ -365,7 +365,19 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         self._watching(game)
         return Response(watchers_of(game.pk))
 
-    @extend_schema(parameters=[OpenApiParameter("after", OpenApiTypes.INT, description="last seq seen")])
+    @extend_schema(
+        parameters=[OpenApiParameter("after", OpenApiTypes.INT, description="last seq seen")],
+        responses={
+            200: inline_serializer(
+                "GameEvents",
+                {
+                    "seq": serializers.IntegerField(),
+                    "status": serializers.CharField(),
+                    "events": serializers.ListField(child=serializers.DictField(), help_text="redacted for you"),
+                },
+            )
+        },
+    )
     @action(detail=True, methods=["get"])
     def events(self, request, pk=None):
         """Events after ``after``: redacted for the requester while the game is live."""
@@ -380,7 +392,25 @@ class GameViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         parameters=[
             OpenApiParameter("at", OpenApiTypes.INT, description="state after event N"),
             OpenApiParameter("seat", OpenApiTypes.INT, description="whose view"),
-        ]
+        ],
+        responses={
+            200: inline_serializer(
+                "GameReplay",
+                {
+                    "at": serializers.IntegerField(),
+                    "last_seq": serializers.IntegerField(),
+                    "seat": serializers.IntegerField(allow_null=True),
+                    "view": serializers.DictField(help_text="the seat's view, as the game's state"),
+                    "views": serializers.ListField(
+                        child=serializers.DictField(), required=False, help_text="every seat's, once the game is over"
+                    ),
+                    "hands": serializers.ListField(
+                        child=serializers.ListField(child=serializers.CharField()), required=False
+                    ),
+                    "event": serializers.DictField(help_text="event ``at``, redacted for you"),
+                },
+            )
+        },
     )
     @action(detail=True, methods=["get"])
     def replay(self, request, pk=None):
