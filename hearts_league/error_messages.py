@@ -99,6 +99,8 @@ MESSAGES = (
     gettext_noop("This round has started: swap only as a director's correction."),
     gettext_noop('{player_in} is not registered.'),
     gettext_noop("{player} has played this round's deals at another table: at table {table.number} they would know another seat's cards."),
+    gettext_noop("{player} plays nowhere in this round and, as staff, may watch its other tables, which play these deals: at table {table.number} they could know another seat's cards. Seat them once the round is over."),
+    gettext_noop("{player} plays nowhere in this round and may read the results of its finished tables, which played these deals: at table {table.number} they could know another seat's cards. Seat them once the round is over."),
     gettext_noop('A ruling gives its reason.'),
     gettext_noop("A ruling's reason is at most 500 characters."),
     gettext_noop('An adjusted score is a whole number up to {MAX_RULING_POINTS}.'),

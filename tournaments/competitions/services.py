@@ -31,7 +31,7 @@ from hearts_league.api import DomainError
 from tournaments.clubs.services import player_get_or_create_cpu, player_guest_to_member, player_register
 from tournaments.competitions import seating
 from tournaments.competitions import standings as scoring
-from tournaments.competitions.selectors import points_by_place_of, standings_for_tournament
+from tournaments.competitions.selectors import directs, points_by_place_of, standings_for_tournament
 from tournaments.dispatch import notify
 from tournaments.games import eventstore, visibility
 from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_reassign_seat, lock_game
@@ -702,6 +702,37 @@ def _refuse_a_player_who_knows_the_deal(round_: Round, table: Table, game_id: in
             "knows_the_deal",
             f"{player} has played this round's deals at another table: at table {table.number} they would "
             "know another seat's cards.",
+            status=409,
+        )
+    _refuse_a_watcher_of_the_round(round_, table, game, player)
+
+
+def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, player: Player) -> None:
+    """Whoever plays nowhere in the round may have seen how its other tables play these deals:
+    staff may watch its sealed tables, and its directors read the results of those finished.
+    Seated here, they could know another seat's cards: refused until the round is over."""
+    user = player.user
+    if user is None or visibility.has_sat_in_round(user, round_.pk):
+        return  # one of the round's players all along: shown nothing of its other tables
+    others = [
+        other
+        for other in Table.objects.filter(round=round_, game__sealed=True).exclude(pk=table.pk).select_related("game")
+        if other.game is not None and other.game.players_count == game.players_count
+    ]
+    if user.is_staff and others:
+        raise DomainError(
+            "may_know_the_deal",
+            f"{player} plays nowhere in this round and, as staff, may watch its other tables, which play "
+            f"these deals: at table {table.number} they could know another seat's cards. Seat them once the "
+            "round is over.",
+            status=409,
+        )
+    if directs(user, round_.tournament.league_id) and any(t.status == Table.Status.FINISHED for t in others):
+        raise DomainError(
+            "may_know_the_deal",
+            f"{player} plays nowhere in this round and may read the results of its finished tables, which "
+            f"played these deals: at table {table.number} they could know another seat's cards. Seat them "
+            "once the round is over.",
             status=409,
         )
 

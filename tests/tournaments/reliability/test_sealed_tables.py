@@ -19,8 +19,8 @@ from tests.tournaments.live.test_game_consumer import connect
 from tests.tournaments.reliability.test_fair_play import _duplicate_round, _play_table
 from tournaments.competitions import services as competitions
 from tournaments.games import eventstore
-from tournaments.games.services import game_execute_command
-from tournaments.models import Game
+from tournaments.games.services import game_execute_command, game_reassign_seat
+from tournaments.models import Game, Table
 
 PROGRESS = ("seq", "turn_deadline", "final_totals", "winner_seat", "started_at", "finished_at")
 
@@ -105,13 +105,57 @@ def test_rulings_on_a_sealed_table_are_shown_to_no_one_playing_in_the_round_unti
     assert [r["reason"] for r in APIClient().get(f"/api/tournaments/{tournament.pk}/rulings/").json()] == ["Revoke"]
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_its_round(scheduler):
-    """Staff watch a sealed table; seated at the round's other table (a director's swap), they
-    are a player of its deals: the socket opened before is closed, as a new one would be refused."""
+@pytest.mark.django_db
+def test_no_swap_seats_in_a_started_duplicate_round_whoever_may_have_watched_its_other_tables(scheduler):
+    """Found by review: staff, who may watch a sealed table, watched table 1 play the round's
+    deal and were then swapped into table 2 (a director's correction), holding a hand whose play
+    they had seen. Refused (409 ``may_know_the_deal``), over REST as in the service, for staff who
+    play nowhere in the round, and for a league director once a table's result (theirs to read)
+    is in; a director who has read nothing may still fill a seat, and staff may once the round is over."""
     tournament, _, tables, seated, director = _duplicate_round()
     first, second = tables
     competitions.tournament_register(tournament_id=tournament.pk, player=director)
+    for _ in range(8):
+        _move(first.game, seated[0])
+    watched = client_for(director).get(f"/api/games/{first.game.pk}/events/")
+    assert watched.status_code == 200  # staff playing nowhere in the round watch table 1's play
+    swap = f"/api/tournaments/{tournament.pk}/swap/"
+    refused = client_for(director).post(
+        swap,
+        {"table": second.pk, "player_out": seated[1][0].pk, "player_in": director.pk, "correction": True},
+        format="json",
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "may_know_the_deal", refused.content
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == seated[1][0].pk
+    assert client_for(director).get(f"/api/games/{first.game.pk}/events/").status_code == 200  # still staff
+
+    league_director = PlayerFactory()
+    tournament.league.directors.add(league_director)
+    competitions.tournament_register(tournament_id=tournament.pk, player=league_director)
+    competitions.table_swap_player(  # nothing of the round is theirs to read yet: they may fill a seat
+        table_id=second.pk, player_out=seated[1][1], player_in=league_director, correction=True
+    )
+    latecomer = PlayerFactory()
+    tournament.league.directors.add(latecomer)
+    competitions.tournament_register(tournament_id=tournament.pk, player=latecomer)
+    _play_table(first, seated[0])
+    results = client_for(latecomer).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+    assert len(results[0]["results"]) == 4  # table 1's result, read by a director playing nowhere
+    with pytest.raises(DomainError) as read_the_result:
+        competitions.table_swap_player(
+            table_id=second.pk, player_out=seated[1][2], player_in=latecomer, correction=True
+        )
+    assert read_the_result.value.error_code == "may_know_the_deal"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_its_round(scheduler):
+    """Staff watch a sealed table; seated at the round's other table, they would be a player of
+    its deals: the socket opened before is closed, as a new one would be refused. A director's
+    swap refuses to seat them (above); the socket does not count on it: the game's own seat
+    change is enough to close it."""
+    _, _, tables, _, director = _duplicate_round()
+    first, second = tables
 
     async def watch_then_sit():
         communicator, connected, _ = await connect(first.game, director, after=0)
@@ -122,9 +166,13 @@ def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_i
             await communicator.receive_from(timeout=5)  # the catch-up and the spectators list
         from channels.db import database_sync_to_async
 
-        await database_sync_to_async(competitions.table_swap_player)(
-            table_id=second.pk, player_out=seated[1][0], player_in=director, correction=True
-        )
+        def seat_them():  # as a swap would, had it not been refused
+            table = Table.objects.get(pk=second.pk)
+            table.players[0] = director.pk
+            table.save(update_fields=["players"])
+            game_reassign_seat(game_id=second.game_id, seat=0, player=director)
+
+        await database_sync_to_async(seat_them)()
         frames = []
         while True:
             output = await communicator.receive_output(timeout=5)
