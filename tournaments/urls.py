@@ -7,7 +7,18 @@ from tournaments.competitions.api import LeagueViewSet, TournamentViewSet
 from tournaments.games.api import GameViewSet
 from tournaments.games.api_invitations import InvitationViewSet
 
-router = DefaultRouter()
+
+class IdRouter(DefaultRouter):
+    """Every detail route takes only an id of ASCII digits: Django's ``\\d`` and Python's ``int``
+    also take '٣' and '²', which would otherwise reach a view as id 3 or a 500. Anything else is a
+    404 before a view runs."""
+
+    def get_lookup_regex(self, viewset, lookup_prefix=""):
+        kwarg = getattr(viewset, "lookup_url_kwarg", None) or getattr(viewset, "lookup_field", "pk")
+        return f"(?P<{lookup_prefix}{kwarg}>[0-9]+)"
+
+
+router = IdRouter()
 router.register("leagues", LeagueViewSet, basename="league")
 router.register("players", PlayerViewSet, basename="player")
 router.register("games", GameViewSet, basename="game")

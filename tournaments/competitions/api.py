@@ -330,7 +330,6 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     serializer_class = TournamentSerializer
     permission_classes = [IsAuthenticatedOrReadOnly]
-    lookup_value_regex = "[0-9]+"  # ASCII digits only (``\d`` takes '²'): anything else is a 404
 
     def get_queryset(self):
         league = int_query_param(self.request, "league")
@@ -580,8 +579,6 @@ class SeasonSerializer(serializers.ModelSerializer):
 
 class LeagueViewSet(views.LeagueViewSet):
     """Leagues of every club; directors (staff) create them, and the league's directors its seasons."""
-
-    lookup_value_regex = "[0-9]+"  # as TournamentViewSet's
 
     def get_object(self) -> League:
         pk = self.kwargs["pk"]

@@ -39,7 +39,6 @@ class InvitationViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = InvitationSerializer
     permission_classes = [IsAuthenticated]
     queryset = SeatInvitation.objects.none()  # the schema's path type; get_queryset gives yours
-    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
         return selectors.invitations_for(_player(self.request))
