@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from hearts_league.api import DomainError
+from hearts_league.i18n import localize
 from tournaments.competitions import selectors, services
 from tournaments.models import Player, Registration, Round, Table, Tournament
 from web import forms
@@ -149,7 +150,7 @@ def tournament(request, tournament_id: int):
             if target is not None and target.is_bound:
                 forms.show_refusal(target, error)
             else:
-                messages.error(request, f"{error.detail}")
+                messages.error(request, localize(str(error.detail)))
                 return redirect("web:director-tournament", tournament.pk)
         if done:
             messages.success(request, done)

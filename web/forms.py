@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 import engine
 from engine import bots
 from engine import rules as engine_rules
+from hearts_league.i18n import localize
 from tournaments.models import Club, League, Player, Season, Tournament
 from tournaments.models.competitions import TABLE_SIZE_CHOICES
 
@@ -361,7 +362,7 @@ def show_refusal(form: forms.Form, error) -> None:
         field = f"points_{size.group(1)}" if size else "points_4"
     if field not in form.fields:
         field = None
-    form.add_error(field, message)
+    form.add_error(field, localize(message))
 
 
 class LeagueForm(forms.Form):

@@ -233,3 +233,22 @@ def test_a_walk_in_with_a_password_signs_in_at_once_with_the_username_shown(staf
     olga = Player.objects.get(display_name="Olga")
     assert olga.user.username in done.content.decode()
     assert olga.user.check_password("a long pass phrase")
+
+
+def test_a_refusal_in_the_console_speaks_the_directors_language():
+    """Found by review: the console showed every service refusal in English on a Spanish page."""
+    from tests.tournaments.reliability.test_fair_play import _duplicate_round
+
+    tournament, _, tables, seated, staff = _duplicate_round()
+    services.tournament_register(tournament_id=tournament.pk, player=staff)  # plays nowhere: refused
+    swap = {
+        "action": "swap",
+        "swap-table": tables[1].pk,
+        "swap-player_out": seated[1][0].pk,
+        "swap-player_in": staff.pk,
+        "swap-correction": "on",
+    }
+    for language, refusal in (("es", "como miembro del personal"), ("en", "as staff, may have watched")):
+        page = _browser(staff).post(f"/director/tournaments/{tournament.pk}/", swap, HTTP_ACCEPT_LANGUAGE=language)
+        assert page.status_code == 400 and refusal in page.content.decode(), language
+    assert tables[1].game.seats.get(seat=0).player_id == seated[1][0].pk

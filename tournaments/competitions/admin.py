@@ -220,7 +220,7 @@ class TournamentAdmin(GuardedLookupsAdmin):
             try:
                 services.tournament_register_walk_in(tournament_id=tournament.pk, **form.cleaned_data)
             except DomainError as error:
-                form.add_error("display_name", f"{error.detail} ({error.error_code})")
+                form.add_error("display_name", f"{localize(str(error.detail))} ({error.error_code})")
             else:
                 self.message_user(request, "Registered.", messages.SUCCESS)
                 return redirect("admin:tournaments_tournament_change", tournament.pk)
@@ -399,7 +399,7 @@ class TableAdmin(LeavesOutTheirRoundsSealedGames, GuardedLookupsAdmin):
                     table_id=table.pk, ruled_by=getattr(request.user, "player", None), **form.cleaned_data
                 )
             except DomainError as error:
-                form.add_error(None, f"{error.detail} ({error.error_code})")
+                form.add_error(None, f"{localize(str(error.detail))} ({error.error_code})")
             else:
                 self.message_user(request, "Ruling recorded.", messages.SUCCESS)
                 return redirect("admin:tournaments_table_change", table.pk)

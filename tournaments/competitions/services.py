@@ -18,6 +18,7 @@ import math
 import random
 import secrets
 from collections import Counter
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -708,12 +709,18 @@ def _refuse_a_player_who_knows_the_deal(round_: Round, table: Table, game_id: in
 
 
 def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, player: Player) -> None:
-    """Whoever plays nowhere in the round may have seen how its other tables play these deals:
-    staff may watch its sealed tables, and its directors read the results of those finished.
-    Seated here, they could know another seat's cards: refused until the round is over."""
+    """Whoever was not dealt in when the round began may have seen how its other tables play these
+    deals before a correction seated them: staff may watch its sealed tables, and its directors
+    read the results of those finished (judged at the first seat a correction gave them in the
+    round). Seated here, they could know another seat's cards: refused until the round is over."""
     user = player.user
-    if user is None or visibility.has_sat_in_round(user, round_.pk):
+    if user is None:
+        return
+    first_seated = visibility.first_seated_in_round(player.pk, round_.pk)
+    if first_seated == visibility.ROUND_START:
         return  # one of the round's players all along: shown nothing of its other tables
+    # Anyone else, even if a correction has seated them in the round since (at a table of another
+    # size, or the lone table of one): what they could see until then stays known.
     others = [
         other
         for other in Table.objects.filter(round=round_, game__sealed=True).exclude(pk=table.pk).select_related("game")
@@ -722,17 +729,18 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
     if user.is_staff and others:
         raise DomainError(
             "may_know_the_deal",
-            f"{player} plays nowhere in this round and, as staff, may watch its other tables, which play "
-            f"these deals: at table {table.number} they could know another seat's cards. Seat them once the "
-            "round is over.",
+            f"{player} has not sat in this round since its start and, as staff, may have watched its other "
+            f"tables, which play these deals: at table {table.number} they could know another seat's cards.",
             status=409,
         )
-    if directs(user, round_.tournament.league_id) and any(t.status == Table.Status.FINISHED for t in others):
+    read_until = first_seated if isinstance(first_seated, datetime) else timezone.now()
+    if directs(user, round_.tournament.league_id) and any(
+        t.status == Table.Status.FINISHED and (t.finished_at is None or t.finished_at <= read_until) for t in others
+    ):
         raise DomainError(
             "may_know_the_deal",
-            f"{player} plays nowhere in this round and may read the results of its finished tables, which "
-            f"played these deals: at table {table.number} they could know another seat's cards. Seat them "
-            "once the round is over.",
+            f"{player} has not sat in this round since its start and may have read the results of its "
+            f"finished tables, which played these deals: at table {table.number} they could know another seat's cards.",
             status=409,
         )
 

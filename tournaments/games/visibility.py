@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import enum
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 import engine
 from tournaments.games.eventstore import event_dict, is_engine_event
@@ -114,6 +115,25 @@ def has_sat_in_round(user, round_id: int | None) -> bool:
         return True
     player_id = getattr(getattr(user, "player", None), "pk", None)
     return player_id is not None and bool(_games_seated_by_the_log(player_id, round_id))
+
+
+ROUND_START = "round start"
+"""What :func:`first_seated_in_round` answers for a player dealt in when the round's game began."""
+
+
+def first_seated_in_round(player_id: int, round_id: int) -> datetime | str | None:
+    """When the player first held a seat at a table of the round: ``ROUND_START`` if dealt in
+    when its game began (``PlayersSeated``), else the moment a correction first seated them
+    (``SeatReassigned``), else None (never seated there)."""
+    seatings = GameEvent.objects.filter(game__competition_table__round_id=round_id, type__in=SEATING_EVENTS)
+    first = None
+    for event_type, payload, recorded_at in seatings.values_list("type", "payload", "recorded_at"):
+        if seat_after_event(event_type, payload, None, player_id) is None:
+            continue
+        if event_type == "PlayersSeated":
+            return ROUND_START
+        first = recorded_at if first is None else min(first, recorded_at)
+    return first
 
 
 def games_held_in_round(player_id: int, round_id: int) -> set[int]:

@@ -78,7 +78,8 @@ async def test_a_socket_opened_at_a_seat_its_player_left_never_receives_the_newc
     await old.disconnect()
 
 
-def _duplicate_round(players_per_table=4, hands=1):
+def _duplicate_round(players_per_table=4, hands=1, players=None):
+    """A started duplicate round of ``players`` (default: two tables' worth), with its staff director."""
     director = PlayerFactory(user__is_staff=True)
     tournament = competitions.tournament_create(
         league=LeagueFactory(),
@@ -89,7 +90,7 @@ def _duplicate_round(players_per_table=4, hands=1):
         hands_per_round=hands,
         preferred_table_size=players_per_table,
     )
-    people = [PlayerFactory() for _ in range(2 * players_per_table)]
+    people = [PlayerFactory() for _ in range(players or 2 * players_per_table)]
     for person in people:
         competitions.tournament_register(tournament_id=tournament.pk, player=person)
     round_ = competitions.tournament_start_round(tournament_id=tournament.pk)

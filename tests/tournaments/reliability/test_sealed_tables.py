@@ -148,6 +148,70 @@ def test_no_swap_seats_in_a_started_duplicate_round_whoever_may_have_watched_its
     assert read_the_result.value.error_code == "may_know_the_deal"
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("watcher", ["staff", "director"])
+@pytest.mark.parametrize("players", [11, 14], ids=["via the lone table of 3", "via a sealed table of 3"])
+def test_no_correction_seats_a_watcher_of_the_round_by_way_of_a_table_of_another_size(scheduler, watcher, players):
+    """Found by review: the refusal above exempted anyone who had sat in the round, so two swaps
+    got round it: first to a table of another size (the lone table of 3 of 11 players, checked by
+    nothing since nothing there is hidden; or, of 14, a sealed table of 3, none of which had
+    finished), then to table 2, whose deal the watcher had seen played at table 1. Only those dealt
+    in when the round began are exempt; a director is judged at the first seat a correction gave."""
+    tournament, _, tables, seated, staff = _duplicate_round(players=players)
+    (first, first_people), (second, second_people) = [
+        (t, p) for t, p in zip(tables, seated, strict=True) if t.size == 4
+    ]
+    third, third_people = next((t, p) for t, p in zip(tables, seated, strict=True) if t.size == 3)
+    assert first.game.sealed and second.game.sealed and third.game.sealed == (players == 14)
+    if watcher == "staff":
+        person = staff
+        for _ in range(8):
+            _move(first.game, first_people)
+        assert client_for(person).get(f"/api/games/{first.game.pk}/events/").status_code == 200
+    else:
+        person = PlayerFactory()
+        tournament.league.directors.add(person)
+        _play_table(first, first_people)
+        results = client_for(person).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
+        assert len(results[first.number - 1]["results"]) == 4  # table 1's result, read
+    competitions.tournament_register(tournament_id=tournament.pk, player=person)
+    swap = f"/api/tournaments/{tournament.pk}/swap/"
+    elsewhere = client_for(staff).post(
+        swap,
+        {"table": third.pk, "player_out": third_people[0].pk, "player_in": person.pk, "correction": True},
+        format="json",
+    )
+    if elsewhere.status_code == 409:  # staff, at a sealed table of 3: refused already
+        assert watcher == "staff" and players == 14 and elsewhere.json()["code"] == "may_know_the_deal"
+        return
+    assert elsewhere.status_code == 200, elsewhere.content
+    refused = client_for(staff).post(
+        swap,
+        {"table": second.pk, "player_out": second_people[0].pk, "player_in": person.pk, "correction": True},
+        format="json",
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "may_know_the_deal", refused.content
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == second_people[0].pk
+    assert client_for(person).get(f"/api/games/{second.game.pk}/").json()["state"] is None
+
+
+@pytest.mark.django_db
+def test_a_director_seated_before_any_result_may_still_be_moved_within_their_table(scheduler):
+    """The other side of the rule above: a director a correction seated before any table of the
+    round finished has read nothing of it since (its results are hidden from its players), so a
+    later correction within their table is not refused."""
+    tournament, _, tables, seated, _ = _duplicate_round()
+    first, second = tables
+    director = PlayerFactory()
+    tournament.league.directors.add(director)
+    competitions.tournament_register(tournament_id=tournament.pk, player=director)
+    competitions.table_swap_player(table_id=second.pk, player_out=seated[1][0], player_in=director, correction=True)
+    _play_table(first, seated[0])
+    competitions.table_swap_player(table_id=second.pk, player_out=seated[1][1], player_in=director, correction=True)
+    seats = dict(Game.objects.get(pk=second.game.pk).seats.values_list("seat", "player_id"))
+    assert seats[0] == seated[1][1].pk and seats[1] == director.pk
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_staff_socket_watching_a_sealed_table_closes_once_they_are_seated_in_its_round(scheduler):
     """Staff watch a sealed table; seated at the round's other table, they would be a player of
