@@ -147,6 +147,9 @@ def main() -> int:
 
     import django
 
+    from bench.database import ensure_database
+
+    ensure_database()
     django.setup()
     from django.core.management import call_command
     from django.db import connection

@@ -53,6 +53,9 @@ def main() -> int:
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     import django
 
+    from bench.database import ensure_database
+
+    ensure_database()
     django.setup()
     from django.core.management import call_command
 

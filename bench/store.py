@@ -35,6 +35,9 @@ def main():
 
     import django
 
+    from bench.database import ensure_database
+
+    ensure_database()
     django.setup()
     from django.core.management import call_command
     from django.db import connection, transaction
