@@ -10,7 +10,7 @@ from bench.database import ensure_database
 
 DEFAULT = settings.DATABASES["default"]
 
-pytestmark = pytest.mark.skipif(
+on_postgresql = pytest.mark.skipif(
     DEFAULT["ENGINE"] != "django.db.backends.postgresql", reason="the benchmarks measure PostgreSQL"
 )
 
@@ -26,6 +26,7 @@ def _exists(name: str) -> bool:
         return connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
 
 
+@on_postgresql
 def test_a_missing_database_is_created_once_and_then_left_alone(monkeypatch, capsys):
     name = f"hearts_bench_{uuid.uuid4().hex[:12]}"
     monkeypatch.setenv("DATABASE_URL", _server_url(name))
