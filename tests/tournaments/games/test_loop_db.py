@@ -146,3 +146,87 @@ def test_a_closed_loop_connection_is_not_kept_alive_by_what_it_kept():
     gone = asyncio.run(fail_once())
     gc.collect()
     assert gone() is None
+
+
+def test_statements_asked_for_together_commit_in_one_transaction_each_with_its_own_rows():
+    """Several tables' moves at once reach PostgreSQL in one write: one pipeline, one transaction."""
+
+    async def together_then_alone():
+        together = await asyncio.gather(*(loop_db.fetch("SELECT txid_current(), %s::int * 2", [n]) for n in range(5)))
+        alone = [await loop_db.fetch("SELECT txid_current(), %s::int * 2", [n]) for n in range(2)]
+        return together, alone
+
+    together, alone = asyncio.run(together_then_alone())
+    assert [rows[0][1] for rows in together] == [0, 2, 4, 6, 8]
+    assert len({rows[0][0] for rows in together}) == 1
+    assert len({rows[0][0] for rows in alone}) == 2
+    assert _open_loop_connections() == []
+
+
+@pytest.fixture
+def numbers_table():
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE loop_db_numbers (n int NOT NULL)")
+    yield "loop_db_numbers"
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE loop_db_numbers")
+
+
+def test_a_failing_statement_among_others_fails_alone_and_the_others_commit(numbers_table):
+    insert = f"INSERT INTO {numbers_table} (n) VALUES (%s::int / %s::int) RETURNING n"
+
+    async def five_at_once():
+        return await asyncio.gather(
+            *(loop_db.fetch(insert, [n, 0 if n == 3 else 1]) for n in range(1, 6)), return_exceptions=True
+        )
+
+    answers = asyncio.run(five_at_once())
+    assert isinstance(answers[2], psycopg.errors.DivisionByZero)
+    assert [answer for n, answer in enumerate(answers, 1) if n != 3] == [[(1,)], [(2,)], [(4,)], [(5,)]]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT n FROM {numbers_table} ORDER BY n")
+        assert cursor.fetchall() == [(1,), (2,), (4,), (5,)]
+    assert _open_loop_connections() == []
+
+
+def test_statements_sent_together_are_prepared_and_their_answers_kept_apart(numbers_table):
+    """The same statement twice in one pipeline is prepared once; the next pipeline reuses it."""
+    insert = f"INSERT INTO {numbers_table} (n) VALUES (%s::int) RETURNING n, txid_current()"
+    prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
+
+    async def twice_together():
+        first = await asyncio.gather(*(loop_db.fetch(insert, [n]) for n in (1, 2, 3)))
+        second = await asyncio.gather(
+            loop_db.fetch(insert, [4]), loop_db.fetch(prepared, [f"INSERT INTO {numbers_table}%"])
+        )
+        return first, second
+
+    first, second = asyncio.run(twice_together())
+    assert [rows[0][0] for rows in first] == [1, 2, 3]
+    assert second[0][0][0] == 4 and second[1] == [(1,)]
+
+
+def test_a_connection_lost_under_statements_sent_together_fails_each_of_them():
+    async def dropped():
+        first = await _backend_pid()
+        await asyncio.to_thread(_terminate, first)
+        return await asyncio.gather(*(loop_db.fetch("SELECT %s::int", [n]) for n in range(3)), return_exceptions=True)
+
+    answers = asyncio.run(dropped())
+    assert all(isinstance(answer, loop_db.ConnectionFailed) for answer in answers)
+    assert _open_loop_connections() == []
+
+
+def test_a_statement_stuck_on_its_way_does_not_hold_up_the_next_one():
+    """A move waiting for a lock at one table: the other tables' moves go on another connection."""
+
+    async def stuck_then_quick():
+        stuck = asyncio.ensure_future(_backend_pid(sleep=2))
+        await asyncio.sleep(0.1)
+        quick = await _backend_pid()
+        return stuck.done(), quick, await stuck
+
+    stuck_was_done, quick, stuck = asyncio.run(stuck_then_quick())
+    assert not stuck_was_done
+    assert quick != stuck
+    assert _open_loop_connections() == []
