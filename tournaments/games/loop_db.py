@@ -92,26 +92,43 @@ async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequ
     return _rows(state, await _result(connection))
 
 
-async def _run_together(connection: psycopg.AsyncConnection, batch: list[_Waiting]) -> list[list[tuple]]:
-    """The rows of each statement of ``batch``, sent in one pipeline (libpq's pipeline mode) and
-    one write, run as one transaction that commits at its end: no statement's rows are known
-    before all have committed. If one fails nothing of the batch is committed and its error is
-    raised (the caller runs them again one by one: :meth:`_LoopConnections._run_alone`)."""
+class _RolledBack(Exception):
+    """A statement of a batch failed (``error``, the server's): the batch's transaction was
+    rolled back, so none of its statements took effect."""
+
+    def __init__(self, error: psycopg.Error):
+        super().__init__(str(error))
+        self.error = error
+
+
+_BATCH_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
+"""The first statement of every batch: a statement of it that would wait for a lock fails
+instead, and the batch runs again statement by statement (a batch holds the locks of the games
+it has moved already, and must not keep them while it waits for another's)."""
+
+
+async def _run_together(connection: psycopg.AsyncConnection, batch: list[_Waiting]) -> list[list[tuple] | Exception]:
+    """The rows of each statement of ``batch`` (or the error reading them), sent in one
+    pipeline (libpq's pipeline mode) and one write, and run as one transaction that commits at
+    its end: no statement's rows are known before all of them have committed. Raises
+    :class:`_RolledBack` if one failed: then none of them took effect."""
     pgconn = connection.pgconn
     state = _state(connection)
+    dump = state.transformer.dump_sequence
+    statements = [(_BATCH_LOCK_TIMEOUT, dump([_BATCH_LOCK_WAIT], [PyFormat.TEXT]))]
+    statements += [(w.statement, dump(w.params, [PyFormat.TEXT] * len(w.params))) for w in batch]
     preparing: dict[str, bytes] = {}
     parses: list[bool] = []  # whether a statement was prepared on the way: its Parse has a result too
     pgconn.enter_pipeline_mode()
     try:
-        for waiting in batch:
-            query = _numbered(waiting.statement)
-            values = state.transformer.dump_sequence(waiting.params, [PyFormat.TEXT] * len(waiting.params))
-            name = state.prepared.get(waiting.statement) or preparing.get(waiting.statement)
+        for statement, values in statements:
+            query = _numbered(statement)
+            name = state.prepared.get(statement) or preparing.get(statement)
             new = state.new_name(connection, len(preparing)) if name is None else None
             parses.append(new is not None)
             if new is not None:
                 pgconn.send_prepare(new, query)
-                name = preparing[waiting.statement] = new
+                name = preparing[statement] = new
             if name is None:
                 pgconn.send_query_params(query, values)
             else:
@@ -124,17 +141,25 @@ async def _run_together(connection: psycopg.AsyncConnection, batch: list[_Waitin
             pgconn.exit_pipeline_mode()
         raise
     failed = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
-    if failed is not None:
-        raise psycopg.errors.error_from_result(failed, encoding=connection.info.encoding)
-    if len(results) != len(batch) + sum(parses):
-        raise psycopg.OperationalError(f"{len(results)} results for {len(batch)} statements")
+    if failed is not None:  # reported before the sync point: the transaction was rolled back
+        raise _RolledBack(psycopg.errors.error_from_result(failed, encoding=connection.info.encoding))
+    if len(results) != len(statements) + sum(parses):
+        raise psycopg.OperationalError(f"{len(results)} results for {len(statements)} statements")
     state.prepared.update(preparing)
-    rows, at = [], 0
+    outcomes: list[list[tuple] | Exception] = []
+    at = 0
     for parsed in parses:
         at += parsed
-        rows.append(_rows(state, results[at]))
+        try:
+            outcomes.append(_rows(state, results[at]))
+        except Exception as unreadable:  # committed, but its rows cannot be read (a value out of range)
+            outcomes.append(unreadable)
         at += 1
-    return rows
+    return outcomes[1:]
+
+
+_BATCH_LOCK_WAIT = "2ms"
+"""How long a statement of a batch may wait for a lock (``_BATCH_LOCK_TIMEOUT``)."""
 
 
 def _rows(state: _ConnectionState, result: pq.abc.PGresult) -> list[tuple]:
@@ -319,7 +344,7 @@ class _LoopConnections:
         self._queue: list[_Waiting] = []
         self._senders: set[asyncio.Task] = set()
         self._in_flight = 0  # senders started and not done
-        self._taking = False  # a sender started has not yet taken the queue
+        self._taking: asyncio.Task | None = None  # the sender started that has not taken the queue yet
         self._stall: asyncio.TimerHandle | None = None
 
     async def fetch(self, statement: str, params: Sequence) -> list[tuple]:
@@ -333,7 +358,10 @@ class _LoopConnections:
         """Start sending the statements waiting, unless a sender is about to take them: now if
         none is in flight, else when the one in flight is answered or has taken ``_STALL``
         (a statement waiting for a lock must not hold up the other tables' moves)."""
-        if not self._queue or self._taking or self._closed:
+        if self._taking is not None:
+            return
+        self._queue = [waiting for waiting in self._queue if not waiting.rows.done()]
+        if not self._queue:
             return
         if not self._in_flight:
             self._start_sender()
@@ -342,73 +370,91 @@ class _LoopConnections:
 
     def _stalled(self) -> None:
         self._stall = None
-        if self._queue and not self._taking:
+        if self._queue and self._taking is None:
             self._start_sender()
 
     def _start_sender(self) -> None:
-        self._taking = True
         self._in_flight += 1
-        self._spawn(self._send_queued())
+        self._taking = self._spawn(self._send_queued())
+        self._taking.add_done_callback(self._sender_done)
 
-    def _spawn(self, sending: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, sending: Coroutine[Any, Any, None]) -> asyncio.Task:
         task = asyncio.ensure_future(sending)
         self._senders.add(task)  # the loop keeps only a weak reference to a task
         task.add_done_callback(self._senders.discard)
+        return task
+
+    def _sender_done(self, sender: asyncio.Task) -> None:
+        """Whatever became of a sender (even cancelled before it began), the next may start."""
+        self._in_flight -= 1
+        if self._taking is sender:
+            self._taking = None
+        if not asyncio.get_running_loop().is_closed():
+            self._send_when_free()
 
     async def _send_queued(self) -> None:
         """Take a connection, then the statements waiting (those asked for meanwhile too)."""
         try:
-            try:
-                connection = await self.acquire()
-            except BaseException as unavailable:
-                self._taking = False
-                batch, self._queue = self._queue, []
-                for waiting in batch:
-                    waiting.answer(failed=unavailable)
+            connection = await self.acquire()
+        except BaseException as unavailable:
+            self._taking = None
+            batch, self._queue = self._queue, []
+            for waiting in batch:
+                waiting.answer(failed=unavailable)
+            if isinstance(unavailable, asyncio.CancelledError):
                 raise
-            self._taking = False
-            if self._stall is not None:
-                self._stall.cancel()
-                self._stall = None
-            batch = [waiting for waiting in self._queue[:_BATCH_MAX] if not waiting.rows.done()]
-            del self._queue[:_BATCH_MAX]
-            if self._queue:  # more than a batch
-                self._start_sender()
-            await self._send(connection, batch)
-        finally:
-            self._in_flight -= 1
-            self._send_when_free()
+            return
+        self._taking = None
+        if self._stall is not None:
+            self._stall.cancel()
+            self._stall = None
+        batch = [waiting for waiting in self._queue[:_BATCH_MAX] if not waiting.rows.done()]
+        del self._queue[:_BATCH_MAX]
+        if self._queue:  # more than a batch
+            self._start_sender()
+        await self._send(connection, batch)
 
     async def _send(self, connection: psycopg.AsyncConnection, batch: list[_Waiting]) -> None:
         """Send ``batch`` on ``connection`` (then given back) and answer each of its statements."""
         failed: BaseException | None = None
-        again = False  # whether the statements run again one by one
+        rolled_back = False
         try:
             if len(batch) == 1:
                 batch[0].answer(await _run(connection, batch[0].statement, batch[0].params))
             elif batch:
-                for waiting, rows in zip(batch, await _run_together(connection, batch), strict=True):
-                    waiting.answer(rows)
+                for waiting, outcome in zip(batch, await _run_together(connection, batch), strict=True):
+                    if isinstance(outcome, Exception):
+                        waiting.answer(failed=outcome)
+                    else:
+                        waiting.answer(outcome)
+        except _RolledBack as rolled:
+            failed, rolled_back = rolled.error, True
         except BaseException as error:
             failed = error
-            again = len(batch) > 1 and isinstance(error, psycopg.Error) and not _lost(error, connection)
         await self.release(connection, failed=failed is not None)
-        if failed is None:
-            return
-        if again:
-            # A statement of the batch failed and took the others' transaction with it: nothing
-            # of it was committed. Each runs again alone, and only the failing one fails.
+        if rolled_back:
+            # Nothing of the batch took effect: each statement runs again alone, and only the
+            # failing one fails (or none, if it was a lock wait or a deadlock).
             for waiting in batch:
                 self._spawn(self._run_alone(waiting))
             return
-        for waiting in batch:
-            waiting.answer(failed=failed)
-        if isinstance(failed, asyncio.CancelledError):
-            raise failed
+        if failed is not None:
+            for waiting in batch:
+                waiting.answer(failed=failed)
+            if isinstance(failed, asyncio.CancelledError):
+                raise failed
 
     async def _run_alone(self, waiting: _Waiting) -> None:
-        """Run a statement of a batch that failed by itself, on a connection of its own."""
-        connection = await self.acquire()
+        """Run a statement of a batch that was rolled back, on a connection of its own."""
+        if waiting.rows.done():  # its caller stopped waiting
+            return
+        try:
+            connection = await self.acquire()
+        except BaseException as unavailable:
+            waiting.answer(failed=unavailable)
+            if isinstance(unavailable, asyncio.CancelledError):
+                raise
+            return
         try:
             rows = await _run(connection, waiting.statement, waiting.params)
         except BaseException as failed:
@@ -459,13 +505,6 @@ class _LoopConnections:
             self._closed = True
             while self._idle:
                 await _close(self._idle.pop())
-
-
-def _lost(failed: psycopg.Error, connection: psycopg.AsyncConnection) -> bool:
-    """Whether ``failed`` is the connection's failure rather than a statement's."""
-    return isinstance(failed, psycopg.OperationalError | psycopg.InterfaceError) and (
-        connection.closed or connection.pgconn.status == pq.ConnStatus.BAD or failed.sqlstate is None
-    )
 
 
 async def _close(connection: psycopg.AsyncConnection) -> None:

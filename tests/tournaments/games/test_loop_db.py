@@ -48,12 +48,18 @@ def test_a_loop_keeps_its_connection_for_the_next_statement_and_closes_it_when_i
 
 
 def test_no_more_connections_than_the_setting_allows_run_at_once(settings):
+    """Each statement asked for while the one before is still running (longer than a batch may
+    keep the next waiting) goes on a connection of its own, up to the setting's number."""
     settings.DATABASE_LOOP_POOL_MAX = 2
 
-    async def five_at_once():
-        return await asyncio.gather(*(_backend_pid(sleep=0.05) for _ in range(5)))
+    async def five_one_after_another():
+        started = []
+        for _ in range(5):
+            started.append(asyncio.ensure_future(_backend_pid(sleep=0.3)))
+            await asyncio.sleep(0.03)
+        return await asyncio.gather(*started)
 
-    assert len(set(asyncio.run(five_at_once()))) <= 2
+    assert len(set(asyncio.run(five_one_after_another()))) == 2
     assert _open_loop_connections() == []
 
 
@@ -189,8 +195,9 @@ def test_a_failing_statement_among_others_fails_alone_and_the_others_commit(numb
     assert _open_loop_connections() == []
 
 
-def test_statements_sent_together_are_prepared_and_their_answers_kept_apart(numbers_table):
+def test_statements_sent_together_are_prepared_and_their_answers_kept_apart(numbers_table, monkeypatch):
     """The same statement twice in one pipeline is prepared once; the next pipeline reuses it."""
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "prepare_threshold", 5)
     insert = f"INSERT INTO {numbers_table} (n) VALUES (%s::int) RETURNING n, txid_current()"
     prepared = "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s"
 
@@ -203,6 +210,7 @@ def test_statements_sent_together_are_prepared_and_their_answers_kept_apart(numb
 
     first, second = asyncio.run(twice_together())
     assert [rows[0][0] for rows in first] == [1, 2, 3]
+    assert len({rows[0][1] for rows in first}) == 1
     assert second[0][0][0] == 4 and second[1] == [(1,)]
 
 
@@ -229,4 +237,77 @@ def test_a_statement_stuck_on_its_way_does_not_hold_up_the_next_one():
     stuck_was_done, quick, stuck = asyncio.run(stuck_then_quick())
     assert not stuck_was_done
     assert quick != stuck
+    assert _open_loop_connections() == []
+
+
+def test_a_statement_whose_rows_cannot_be_read_fails_alone_and_nothing_runs_twice(numbers_table):
+    """Its batch committed: the others keep their rows, and none of them is run again."""
+    insert = f"INSERT INTO {numbers_table} (n) VALUES (%s::int) RETURNING n"
+
+    async def three_at_once():
+        return await asyncio.gather(
+            loop_db.fetch(insert, [1]),
+            loop_db.fetch("SELECT 'infinity'::timestamptz WHERE %s::int = 1", [1]),
+            loop_db.fetch(insert, [2]),
+            return_exceptions=True,
+        )
+
+    first, unreadable, last = asyncio.run(three_at_once())
+    assert isinstance(unreadable, psycopg.DataError)
+    assert (first, last) == ([(1,)], [(2,)])
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT n FROM {numbers_table} ORDER BY n")
+        assert cursor.fetchall() == [(1,), (2,)]
+
+
+def test_a_statement_waiting_for_a_lock_does_not_hold_back_the_statements_sent_with_it(numbers_table):
+    """A batch must not keep the locks it took while it waits for another's: the one that would
+    wait runs alone, and waits alone."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {numbers_table} (n) VALUES (1)")
+    holder = psycopg.connect(**connection.get_connection_params())
+    try:
+        holder.execute(f"SELECT n FROM {numbers_table} WHERE n = 1 FOR UPDATE")  # a transaction left open
+
+        async def blocked_beside_free():
+            blocked = asyncio.ensure_future(
+                loop_db.fetch(f"UPDATE {numbers_table} SET n = 10 WHERE n = %s::int RETURNING n", [1])
+            )
+            free = asyncio.ensure_future(
+                loop_db.fetch(f"INSERT INTO {numbers_table} (n) VALUES (%s::int) RETURNING n", [2])
+            )
+            free_rows = await asyncio.wait_for(free, 5)
+            still_waiting = not blocked.done()
+            await asyncio.to_thread(holder.commit)
+            return free_rows, still_waiting, await blocked
+
+        free_rows, still_waiting, blocked_rows = asyncio.run(blocked_beside_free())
+    finally:
+        holder.close()
+    assert free_rows == [(2,)]
+    assert still_waiting
+    assert blocked_rows == [(10,)]
+    assert _open_loop_connections() == []
+
+
+def test_more_statements_at_once_than_a_batch_holds_are_all_answered():
+    async def many():
+        return await asyncio.gather(*(loop_db.fetch("SELECT %s::int", [n]) for n in range(3 * loop_db._BATCH_MAX + 1)))
+
+    assert [rows[0][0] for rows in asyncio.run(many())] == list(range(3 * loop_db._BATCH_MAX + 1))
+    assert _open_loop_connections() == []
+
+
+def test_a_caller_that_stops_waiting_leaves_the_others_answered():
+    async def one_cancelled():
+        asked = [asyncio.ensure_future(loop_db.fetch("SELECT %s::int, pg_sleep(0.05)", [n])) for n in range(4)]
+        await asyncio.sleep(0)
+        asked[1].cancel()
+        answers = await asyncio.gather(*asked, return_exceptions=True)
+        return answers, await loop_db.fetch("SELECT 5", [])
+
+    answers, after = asyncio.run(one_cancelled())
+    assert isinstance(answers[1], asyncio.CancelledError)
+    assert [answers[n][0][0] for n in (0, 2, 3)] == [0, 2, 3]
+    assert after == [(5,)]
     assert _open_loop_connections() == []
