@@ -16,21 +16,17 @@ async pool is not used: its workers are tasks on the loop, cancelled before a lo
 generators are finalised, so it cannot be closed when its loop ends, and every short-lived loop
 (each async test's) would leave its connections open.
 
-Statements asked for while another is on its way go together, in one pipeline and one
-transaction (group commit: :class:`_LoopConnections`). A statement goes through libpq itself
-(``psycopg.pq``), prepared on a connection the first time it runs there, its values and rows
-converted by psycopg's adapters as Django's connections convert them: psycopg's cursor around
-it cost more than the rest of a move's write.
+A statement goes through libpq itself (``psycopg.pq``), prepared on a connection the first time
+it runs there, its values and rows converted by psycopg's adapters as Django's connections
+convert them: psycopg's cursor around it cost more than the rest of a move's write.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import weakref
-from collections.abc import AsyncIterator, Coroutine, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Sequence
 
 import psycopg
 from django.conf import settings
@@ -59,13 +55,18 @@ async def fetch(statement: str, params: Sequence) -> list[tuple]:
     """Run ``statement`` (it commits by itself) on one of the running loop's connections and
     return its rows. Raises :class:`ConnectionFailed` if the connection could not be opened or
     failed meanwhile; the connection of a statement that raised is closed, never used again.
-
-    Statements the loop's tasks ask for in the same pass of the loop go together, in one
-    write to the server (:class:`_LoopConnections`). (No context manager: a generator around
-    every statement of a move cost more than the rest.)"""
-    _numbered(statement)  # a statement it refuses is refused before it waits for company
+    (No context manager: a generator around every statement of a move cost more than the rest.)"""
     held = _held.get(asyncio.get_running_loop()) or await _LoopConnections.start()
-    return await held.fetch(statement, params)
+    connection = await held.acquire()
+    try:
+        rows = await _run(connection, statement, params)
+    except BaseException as failed:
+        await held.release(connection, failed=True)
+        if isinstance(failed, psycopg.OperationalError | psycopg.InterfaceError):
+            raise ConnectionFailed(str(failed)) from failed
+        raise
+    await held.release(connection, failed=False)
+    return rows
 
 
 async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequence) -> list[tuple]:
@@ -77,94 +78,25 @@ async def _run(connection: psycopg.AsyncConnection, statement: str, params: Sequ
     context that types it (a column it is compared with or assigned to, a cast such as
     ``%s::jsonb``), and a bare ``%s IS NULL`` or ``SELECT %s`` is refused or comes back as text."""
     pgconn = connection.pgconn
-    state = _state(connection)
-    query = _numbered(statement)
-    values = state.transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
-    name = state.prepared.get(statement)
-    if name is None and (name := state.new_name(connection)) is not None:
+    query = _numbered(statement)  # before anything is sent: a statement it refuses costs nothing
+    state = _state_of.get(connection)
+    if state is None:
+        state = _state_of[connection] = _ConnectionState(Transformer(connection))
+    transformer, prepared = state.transformer, state.prepared
+    values = transformer.dump_sequence(params, [PyFormat.TEXT] * len(params))
+    name = prepared.get(statement)
+    if name is None and len(prepared) < _PREPARED_MAX and connection.prepare_threshold is not None:
+        name = b"hearts_loop_%d" % len(prepared)
         pgconn.send_prepare(name, query)
         await _result(connection)
-        state.prepared[statement] = name
+        prepared[statement] = name
     if name is None:
         pgconn.send_query_params(query, values)
     else:
         pgconn.send_query_prepared(name, values)
-    return _rows(state, await _result(connection))
-
-
-class _RolledBack(Exception):
-    """A statement of a batch failed (``error``, the server's): the batch's transaction was
-    rolled back, so none of its statements took effect."""
-
-    def __init__(self, error: psycopg.Error):
-        super().__init__(str(error))
-        self.error = error
-
-
-_BATCH_LOCK_TIMEOUT = "SELECT set_config('lock_timeout', %s, true)"
-"""The first statement of every batch: a statement of it that would wait for a lock fails
-instead, and the batch runs again statement by statement (a batch holds the locks of the games
-it has moved already, and must not keep them while it waits for another's)."""
-
-
-async def _run_together(connection: psycopg.AsyncConnection, batch: list[_Waiting]) -> list[list[tuple] | Exception]:
-    """The rows of each statement of ``batch`` (or the error reading them), sent in one
-    pipeline (libpq's pipeline mode) and one write, and run as one transaction that commits at
-    its end: no statement's rows are known before all of them have committed. Raises
-    :class:`_RolledBack` if one failed: then none of them took effect."""
-    pgconn = connection.pgconn
-    state = _state(connection)
-    dump = state.transformer.dump_sequence
-    statements = [(_BATCH_LOCK_TIMEOUT, dump([_BATCH_LOCK_WAIT], [PyFormat.TEXT]))]
-    statements += [(w.statement, dump(w.params, [PyFormat.TEXT] * len(w.params))) for w in batch]
-    preparing: dict[str, bytes] = {}
-    parses: list[bool] = []  # whether a statement was prepared on the way: its Parse has a result too
-    pgconn.enter_pipeline_mode()
-    try:
-        for statement, values in statements:
-            query = _numbered(statement)
-            name = state.prepared.get(statement) or preparing.get(statement)
-            new = state.new_name(connection, len(preparing)) if name is None else None
-            parses.append(new is not None)
-            if new is not None:
-                pgconn.send_prepare(new, query)
-                name = preparing[statement] = new
-            if name is None:
-                pgconn.send_query_params(query, values)
-            else:
-                pgconn.send_query_prepared(name, values)
-        pgconn.pipeline_sync()
-        results = await _results_to_sync(connection)
-        pgconn.exit_pipeline_mode()
-    except BaseException:
-        with contextlib.suppress(psycopg.Error):  # results left unread: the connection is closed
-            pgconn.exit_pipeline_mode()
-        raise
-    failed = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
-    if failed is not None:  # reported before the sync point: the transaction was rolled back
-        raise _RolledBack(psycopg.errors.error_from_result(failed, encoding=connection.info.encoding))
-    if len(results) != len(statements) + sum(parses):
-        raise psycopg.OperationalError(f"{len(results)} results for {len(statements)} statements")
-    state.prepared.update(preparing)
-    outcomes: list[list[tuple] | Exception] = []
-    at = 0
-    for parsed in parses:
-        at += parsed
-        try:
-            outcomes.append(_rows(state, results[at]))
-        except Exception as unreadable:  # committed, but its rows cannot be read (a value out of range)
-            outcomes.append(unreadable)
-        at += 1
-    return outcomes[1:]
-
-
-_BATCH_LOCK_WAIT = "2ms"
-"""How long a statement of a batch may wait for a lock (``_BATCH_LOCK_TIMEOUT``)."""
-
-
-def _rows(state: _ConnectionState, result: pq.abc.PGresult) -> list[tuple]:
-    state.transformer.set_pgresult(result)
-    return state.transformer.load_rows(0, result.ntuples, tuple)
+    result = await _result(connection)
+    transformer.set_pgresult(result)
+    return transformer.load_rows(0, result.ntuples, tuple)
 
 
 _PREPARED_MAX = 64
@@ -181,21 +113,6 @@ class _ConnectionState:
     def __init__(self, transformer: abc.Transformer):
         self.prepared: dict[str, bytes] = {}
         self.transformer = transformer
-
-    def new_name(self, connection: psycopg.AsyncConnection, preparing: int = 0) -> bytes | None:
-        """The name to prepare a statement under (``preparing`` more are being prepared), or None
-        if no more are (``_PREPARED_MAX``, or prepared statements are off)."""
-        count = len(self.prepared) + preparing
-        if count >= _PREPARED_MAX or connection.prepare_threshold is None:
-            return None
-        return b"hearts_loop_%d" % count
-
-
-def _state(connection: psycopg.AsyncConnection) -> _ConnectionState:
-    state = _state_of.get(connection)
-    if state is None:
-        state = _state_of[connection] = _ConnectionState(Transformer(connection))
-    return state
 
 
 _state_of: weakref.WeakKeyDictionary[psycopg.AsyncConnection, _ConnectionState] = weakref.WeakKeyDictionary()
@@ -242,30 +159,6 @@ async def _result(connection: psycopg.AsyncConnection) -> pq.abc.PGresult:
         await _ready(loop, pgconn.socket)
 
 
-async def _results_to_sync(connection: psycopg.AsyncConnection) -> list[pq.abc.PGresult]:
-    """Every result of the pipeline just sent on ``connection``, up to its sync point."""
-    pgconn, loop = connection.pgconn, asyncio.get_running_loop()
-    while pgconn.flush():
-        if await _ready(loop, pgconn.socket, or_write=True):
-            pgconn.consume_input()
-    results: list[pq.abc.PGresult] = []
-    ended = False  # a statement's results just ended: another end right after is a broken connection
-    while True:
-        pgconn.consume_input()
-        while not pgconn.is_busy():
-            result = pgconn.get_result()
-            if result is None:
-                if ended or pgconn.status == pq.ConnStatus.BAD:
-                    raise psycopg.OperationalError(f"the pipeline broke off: {pgconn.get_error_message()}")
-                ended = True
-                continue
-            ended = False
-            if result.status == pq.ExecStatus.PIPELINE_SYNC:
-                return results
-            results.append(result)
-        await _ready(loop, pgconn.socket)
-
-
 async def _ready(loop: asyncio.AbstractEventLoop, socket: int, *, or_write: bool = False) -> bool:
     """Wait until ``socket`` can be read (True) or, with ``or_write``, written (False). The watch
     ends in its own callback: the socket stays ready until the caller runs, and the selector
@@ -292,179 +185,14 @@ async def _ready(loop: asyncio.AbstractEventLoop, socket: int, *, or_write: bool
             unwatch()
 
 
-class _Waiting:
-    """A statement waiting for its rows."""
-
-    __slots__ = ("params", "rows", "statement")
-
-    def __init__(self, statement: str, params: Sequence, rows: asyncio.Future[list[tuple]]):
-        self.statement, self.params, self.rows = statement, params, rows
-
-    def answer(self, rows: list[tuple] | None = None, failed: BaseException | None = None) -> None:
-        """Give the waiter its rows, or raise ``failed`` in it (a lost connection as
-        :class:`ConnectionFailed`), unless it stopped waiting (cancelled)."""
-        if self.rows.done():
-            return
-        if failed is None:
-            self.rows.set_result(rows or [])
-        elif isinstance(failed, asyncio.CancelledError):
-            self.rows.cancel()
-        elif isinstance(failed, psycopg.OperationalError | psycopg.InterfaceError):
-            lost = ConnectionFailed(str(failed))
-            lost.__cause__ = failed
-            self.rows.set_exception(lost)
-        else:
-            self.rows.set_exception(failed)
-
-
-_BATCH_MAX = 32
-"""Statements sent together at most (the live path's are a few hundred bytes each)."""
-
-_STALL = 0.002
-"""Seconds the statements waiting wait for the batch in flight before they go on another
-connection (PostgreSQL commits a batch in well under a millisecond on this project's machines)."""
-
-
 class _LoopConnections:
-    """The connections of one event loop, and the statements waiting for one.
-
-    Statements go as group commit: while a batch is on its way to the server, the statements
-    asked for meanwhile wait for it, then all go on one connection in one pipeline (one write
-    to the server, one transaction: :func:`_run_together`); a statement with none beside it
-    goes alone, the usual way. If the batch in flight takes longer than ``_STALL`` (a lock wait)
-    the waiting ones go on another connection. At saturation a Daphne process writes the moves
-    of several tables at once, and each write to PostgreSQL's socket (waking the server) cost
-    as much CPU as the rest of a move's statement (``bench/load.py``, README "Measured")."""
+    """The connections of one event loop."""
 
     def __init__(self) -> None:
         self._idle: list[psycopg.AsyncConnection] = []
         self._slots = asyncio.Semaphore(settings.DATABASE_LOOP_POOL_MAX)
         self._closed = False
         self._closer: AsyncIterator[None] | None = None
-        self._queue: list[_Waiting] = []
-        self._senders: set[asyncio.Task] = set()
-        self._in_flight = 0  # senders started and not done
-        self._taking: asyncio.Task | None = None  # the sender started that has not taken the queue yet
-        self._stall: asyncio.TimerHandle | None = None
-
-    async def fetch(self, statement: str, params: Sequence) -> list[tuple]:
-        """:func:`fetch` on these connections."""
-        waiting = _Waiting(statement, params, asyncio.get_running_loop().create_future())
-        self._queue.append(waiting)
-        self._send_when_free()
-        return await waiting.rows
-
-    def _send_when_free(self) -> None:
-        """Start sending the statements waiting, unless a sender is about to take them: now if
-        none is in flight, else when the one in flight is answered or has taken ``_STALL``
-        (a statement waiting for a lock must not hold up the other tables' moves)."""
-        if self._taking is not None:
-            return
-        self._queue = [waiting for waiting in self._queue if not waiting.rows.done()]
-        if not self._queue:
-            return
-        if not self._in_flight:
-            self._start_sender()
-        elif self._stall is None:
-            self._stall = asyncio.get_running_loop().call_later(_STALL, self._stalled)
-
-    def _stalled(self) -> None:
-        self._stall = None
-        if self._queue and self._taking is None:
-            self._start_sender()
-
-    def _start_sender(self) -> None:
-        self._in_flight += 1
-        self._taking = self._spawn(self._send_queued())
-        self._taking.add_done_callback(self._sender_done)
-
-    def _spawn(self, sending: Coroutine[Any, Any, None]) -> asyncio.Task:
-        task = asyncio.ensure_future(sending)
-        self._senders.add(task)  # the loop keeps only a weak reference to a task
-        task.add_done_callback(self._senders.discard)
-        return task
-
-    def _sender_done(self, sender: asyncio.Task) -> None:
-        """Whatever became of a sender (even cancelled before it began), the next may start."""
-        self._in_flight -= 1
-        if self._taking is sender:
-            self._taking = None
-        if not asyncio.get_running_loop().is_closed():
-            self._send_when_free()
-
-    async def _send_queued(self) -> None:
-        """Take a connection, then the statements waiting (those asked for meanwhile too)."""
-        try:
-            connection = await self.acquire()
-        except BaseException as unavailable:
-            self._taking = None
-            batch, self._queue = self._queue, []
-            for waiting in batch:
-                waiting.answer(failed=unavailable)
-            if isinstance(unavailable, asyncio.CancelledError):
-                raise
-            return
-        self._taking = None
-        if self._stall is not None:
-            self._stall.cancel()
-            self._stall = None
-        batch = [waiting for waiting in self._queue[:_BATCH_MAX] if not waiting.rows.done()]
-        del self._queue[:_BATCH_MAX]
-        if self._queue:  # more than a batch
-            self._start_sender()
-        await self._send(connection, batch)
-
-    async def _send(self, connection: psycopg.AsyncConnection, batch: list[_Waiting]) -> None:
-        """Send ``batch`` on ``connection`` (then given back) and answer each of its statements."""
-        failed: BaseException | None = None
-        rolled_back = False
-        try:
-            if len(batch) == 1:
-                batch[0].answer(await _run(connection, batch[0].statement, batch[0].params))
-            elif batch:
-                for waiting, outcome in zip(batch, await _run_together(connection, batch), strict=True):
-                    if isinstance(outcome, Exception):
-                        waiting.answer(failed=outcome)
-                    else:
-                        waiting.answer(outcome)
-        except _RolledBack as rolled:
-            failed, rolled_back = rolled.error, True
-        except BaseException as error:
-            failed = error
-        await self.release(connection, failed=failed is not None)
-        if rolled_back:
-            # Nothing of the batch took effect: each statement runs again alone, and only the
-            # failing one fails (or none, if it was a lock wait or a deadlock).
-            for waiting in batch:
-                self._spawn(self._run_alone(waiting))
-            return
-        if failed is not None:
-            for waiting in batch:
-                waiting.answer(failed=failed)
-            if isinstance(failed, asyncio.CancelledError):
-                raise failed
-
-    async def _run_alone(self, waiting: _Waiting) -> None:
-        """Run a statement of a batch that was rolled back, on a connection of its own."""
-        if waiting.rows.done():  # its caller stopped waiting
-            return
-        try:
-            connection = await self.acquire()
-        except BaseException as unavailable:
-            waiting.answer(failed=unavailable)
-            if isinstance(unavailable, asyncio.CancelledError):
-                raise
-            return
-        try:
-            rows = await _run(connection, waiting.statement, waiting.params)
-        except BaseException as failed:
-            await self.release(connection, failed=True)
-            waiting.answer(failed=failed)
-            if isinstance(failed, asyncio.CancelledError):
-                raise
-            return
-        await self.release(connection, failed=False)
-        waiting.answer(rows)
 
     @classmethod
     async def start(cls) -> _LoopConnections:
