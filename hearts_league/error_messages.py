@@ -145,6 +145,7 @@ MESSAGES = (
     gettext_noop('You already sit at this table.'),
     gettext_noop('You do not sit at this table.'),
     gettext_noop('Your seat can be taken back only from the device you sat down on.'),
+    gettext_noop('{player} has held seat {held} in this hand and knows its cards: seat {seat} can be theirs once a hand they have not seen is dealt.'),
     gettext_noop('A CPU is playing your seat; join again from your device.'),
     gettext_noop('The game is at seq {game.seq}, not {expected_seq}.'),
     gettext_noop('There is no game {game_id}.'),

@@ -63,14 +63,15 @@ def play_through_api(game: Game, clients, max_steps=5000) -> Game:
     raise AssertionError("the game did not end")
 
 
-def play_through_services(game: Game, people, max_steps=5000) -> Game:
-    """Play to the end through the service layer (faster than HTTP), lowest legal card."""
+def play_through_services(game: Game, people, max_steps=5000, until=None) -> Game:
+    """Play to the end through the service layer (faster than HTTP), lowest legal card; with
+    ``until`` (a test of the engine state), only until it holds."""
     from tournaments.games import eventstore
     from tournaments.games.services import game_execute_command
 
     for _ in range(max_steps):
         game.refresh_from_db()
-        if game.status == Game.Status.FINISHED:
+        if game.status == Game.Status.FINISHED or (until is not None and eventstore.read_engine_game(game, until)):
             return game
         seat = eventstore.read_engine_game(game, lambda state: state.to_act[0])
         view = eventstore.read_engine_game(game, lambda state, seat=seat: state.view(seat))

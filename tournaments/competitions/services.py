@@ -22,6 +22,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -44,6 +45,7 @@ from tournaments.models import (
     League,
     Player,
     Registration,
+    RoleEnded,
     Round,
     Ruling,
     Season,
@@ -642,7 +644,8 @@ def table_swap_player(*, table_id: int, player_out: Player, player_in: Player, c
     """Put ``player_in`` in ``player_out``'s seat. If ``player_in`` sits at another table of
     the round, the two exchange seats; otherwise ``player_out`` sits this round out (and
     ``player_in`` must be registered). Before a round starts anyone may be swapped; once its
-    games are created only as a ``correction`` (the seats of the games change too)."""
+    games are created only as a ``correction`` (the seats of the games change too), never giving
+    a player a second seat of a hand they have seen (``game_reassign_seat``)."""
     table = Table.objects.select_related("round").filter(pk=table_id).first()
     if table is None:
         raise DomainError("table_not_found", f"There is no table {table_id}.", status=404)
@@ -726,7 +729,8 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
         for other in Table.objects.filter(round=round_, game__sealed=True).exclude(pk=table.pk).select_related("game")
         if other.game is not None and other.game.players_count == game.players_count
     ]
-    if user.is_staff and others:
+    ended = _roles_ended_since(player, round_)
+    if (user.is_staff or RoleEnded.Role.STAFF in ended) and others:
         raise DomainError(
             "may_know_the_deal",
             f"{player} has not sat in this round since its start and, as staff, may have watched its other "
@@ -734,7 +738,10 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
             status=409,
         )
     read_until = first_seated if isinstance(first_seated, datetime) else timezone.now()
-    if directs(user, round_.tournament.league_id) and any(
+    if not directs(user, round_.tournament.league_id):
+        # a director until a moment of the round, who read the results finished until then
+        read_until = min(read_until, ended.get(RoleEnded.Role.DIRECTOR, read_until))
+    if (directs(user, round_.tournament.league_id) or RoleEnded.Role.DIRECTOR in ended) and any(
         t.status == Table.Status.FINISHED and (t.finished_at is None or t.finished_at <= read_until) for t in others
     ):
         raise DomainError(
@@ -743,6 +750,22 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
             f"finished tables, which played these deals: at table {table.number} they could know another seat's cards.",
             status=409,
         )
+
+
+def _roles_ended_since(player: Player, round_: Round) -> dict[str, datetime]:
+    """The roles ``player`` lost since ``round_`` started that let them see its sealed tables
+    (staff watch them; the league's directors, and staff, read their results), each with when it
+    last ended: what they could see then stays known after the role is gone."""
+    if round_.started_at is None:
+        return {}
+    ended = RoleEnded.objects.filter(player=player, ended_at__gte=round_.started_at).filter(
+        Q(role=RoleEnded.Role.STAFF) | Q(role=RoleEnded.Role.DIRECTOR, league_id=round_.tournament.league_id)
+    )
+    last = dict(ended.values("role").annotate(until=Max("ended_at")).values_list("role", "until"))
+    staff_until = last.get(RoleEnded.Role.STAFF)
+    if staff_until is not None:  # staff direct every league
+        last[RoleEnded.Role.DIRECTOR] = max(staff_until, last.get(RoleEnded.Role.DIRECTOR, staff_until))
+    return last
 
 
 def _is_fill(table: Table, player_id: int) -> bool:

@@ -367,11 +367,25 @@ def game_reassign_seat(*, game_id: int, seat: int, player: Player) -> Game:
     """A director's correction: ``player`` takes over ``seat`` of a started game (SeatReassigned).
 
     The seat's hand is theirs to see and play from this event on; whoever sat there becomes a
-    spectator at once (every live connection learns it from the event)."""
+    spectator at once (every live connection learns it from the event).
+
+    Refused (409 ``knows_another_seat``) while the hand in play has been seen by the player from
+    another seat of this game (a swap within the table, or out and back in): they would know
+    that seat's cards. Their own former seat they may take back; another, once a hand they never saw
+    is dealt (never, then, for two players of the table exchanging seats)."""
     game = lock_game(game_id)
     row = GameSeat.objects.select_for_update().get(game=game, seat=seat)
     if row.player_id == player.pk:
         return game
+    seen = visibility.seats_held_this_hand(game.pk, player.pk) - {seat} if game.status == Game.Status.ACTIVE else set()
+    if seen:
+        held = min(seen)
+        raise DomainError(
+            "knows_another_seat",
+            f"{player} has held seat {held} in this hand and knows its cards: "
+            f"seat {seat} can be theirs once a hand they have not seen is dealt.",
+            status=409,
+        )
     row.player, row.joined_at, row.device_token_hash = player, timezone.now(), ""
     row.away, row.away_since, row.disconnected_since = False, None, None
     row.save(update_fields=["player", "joined_at", "device_token_hash", "away", "away_since", "disconnected_since"])

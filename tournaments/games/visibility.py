@@ -312,6 +312,18 @@ def holding_at(game_id: int, player_id: int | None, seq: int) -> tuple[int | Non
     return held_at(holdings(game_id, player_id, up_to=seq), seq)
 
 
+def seats_held_this_hand(game_id: int, player_id: int) -> set[int]:
+    """The seats ``player_id`` has held at the game since its hand in play was dealt: they have
+    seen those seats' cards of this hand (the hand dealt, the pass made), whoever holds them now."""
+    deals = GameEvent.objects.filter(game_id=game_id, type="HandDealt")
+    dealt = deals.order_by("-seq").values_list("seq", flat=True).first()
+    if dealt is None:
+        return set()
+    changes = holdings(game_id, player_id)
+    held = {held_at(changes, dealt)[0]} | {seat for seq, seat, _ in changes if seq > dealt}
+    return {seat for seat in held if seat is not None}
+
+
 HIDDEN_TABLE_FIELDS = {"DealSaltRevealed": ("salt",)}
 """Table events' fields shown only once everything may be shown (the salt of a sealed game
 would let a player at another table test guesses of the shared deal against its commitments)."""

@@ -5,6 +5,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.names import display_name_key
@@ -117,6 +118,30 @@ class Player(models.Model):
     @property
     def is_cpu(self) -> bool:
         return bool(self.bot_kind)
+
+
+class RoleEnded(models.Model):
+    """A fact: a user stopped being staff, or a league's director, at ``ended_at``. Until then
+    they could watch sealed tables (staff) or read their results (directors): whoever decides
+    who may be seated at a duplicate round's table asks this, not only the role held now.
+    Recorded when the role is taken away (``tournaments.clubs.roles``); never edited."""
+
+    class Role(models.TextChoices):
+        STAFF = "staff", _("Staff")
+        DIRECTOR = "director", _("League director")
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="roles_ended")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    league = models.ForeignKey(
+        League, null=True, blank=True, on_delete=models.CASCADE, help_text="the league directed (directors only)"
+    )
+    ended_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "role", "ended_at"], name="role_ended_by_player")]
+
+    def __str__(self):
+        return f"{self.player}: {self.role} until {self.ended_at:%Y-%m-%d %H:%M}"
 
 
 class Game(models.Model):

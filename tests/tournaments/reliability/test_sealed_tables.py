@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -14,13 +15,13 @@ from rest_framework.test import APIClient
 
 from hearts_league.api import DomainError
 from tests.factories import PlayerFactory
-from tests.tournaments.helpers import client_for, next_command
+from tests.tournaments.helpers import client_for, next_command, play_through_services, seated_table
 from tests.tournaments.live.test_game_consumer import connect
 from tests.tournaments.reliability.test_fair_play import _duplicate_round, _play_table
 from tournaments.competitions import services as competitions
 from tournaments.games import eventstore
 from tournaments.games.services import game_execute_command, game_reassign_seat
-from tournaments.models import Game, Table
+from tournaments.models import Game, GameEvent, RoleEnded, Table
 
 PROGRESS = ("seq", "turn_deadline", "final_totals", "winner_seat", "started_at", "finished_at")
 
@@ -196,20 +197,62 @@ def test_no_correction_seats_a_watcher_of_the_round_by_way_of_a_table_of_another
 
 
 @pytest.mark.django_db
-def test_a_director_seated_before_any_result_may_still_be_moved_within_their_table(scheduler):
+def test_losing_staff_or_director_before_a_swap_does_not_unsee_what_the_role_showed(scheduler):
+    """Found by review: the rule above read the role held when the director asked. Staff who
+    watched table 1 and were then demoted, or a league director who read its result and was
+    then removed from the league's directors, were seated at table 2. Whoever held the role at
+    any moment of the round is judged as if they still did; a role lost before the round
+    started shows nothing of it."""
+    tournament, round_, tables, seated, watcher = _duplicate_round()
+    first, second = tables
+    reader, former = PlayerFactory(), PlayerFactory(user__is_staff=True)
+    tournament.league.directors.add(reader)
+    for person in (watcher, reader, former):
+        competitions.tournament_register(tournament_id=tournament.pk, player=person)
+    former.user.is_staff = False
+    former.user.save()
+    RoleEnded.objects.filter(player=former).update(ended_at=round_.started_at - timedelta(minutes=1))
+    for _ in range(8):
+        _move(first.game, seated[0])
+    assert client_for(watcher).get(f"/api/games/{first.game.pk}/events/").status_code == 200
+    watcher.user.is_staff = False
+    watcher.user.save()
+    swap = f"/api/tournaments/{tournament.pk}/swap/"
+    refused = client_for(PlayerFactory(user__is_staff=True)).post(
+        swap,
+        {"table": second.pk, "player_out": seated[1][0].pk, "player_in": watcher.pk, "correction": True},
+        format="json",
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "may_know_the_deal", refused.content
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == seated[1][0].pk
+
+    _play_table(first, seated[0])
+    assert len(client_for(reader).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()[0]["results"]) == 4
+    reader.leagues_directed.remove(tournament.league)
+    with pytest.raises(DomainError) as read_the_result:
+        competitions.table_swap_player(table_id=second.pk, player_out=seated[1][1], player_in=reader, correction=True)
+    assert read_the_result.value.error_code == "may_know_the_deal"
+
+    competitions.table_swap_player(table_id=second.pk, player_out=seated[1][2], player_in=former, correction=True)
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=2).player_id == former.pk
+
+
+@pytest.mark.django_db
+def test_a_director_seated_before_any_result_may_still_take_their_seat_back(scheduler):
     """The other side of the rule above: a director a correction seated before any table of the
     round finished has read nothing of it since (its results are hidden from its players), so a
-    later correction within their table is not refused."""
+    later correction giving them back their seat at their table is not refused."""
     tournament, _, tables, seated, _ = _duplicate_round()
     first, second = tables
-    director = PlayerFactory()
+    director, substitute = PlayerFactory(), PlayerFactory()
     tournament.league.directors.add(director)
-    competitions.tournament_register(tournament_id=tournament.pk, player=director)
+    for person in (director, substitute):
+        competitions.tournament_register(tournament_id=tournament.pk, player=person)
     competitions.table_swap_player(table_id=second.pk, player_out=seated[1][0], player_in=director, correction=True)
+    competitions.table_swap_player(table_id=second.pk, player_out=director, player_in=substitute, correction=True)
     _play_table(first, seated[0])
-    competitions.table_swap_player(table_id=second.pk, player_out=seated[1][1], player_in=director, correction=True)
-    seats = dict(Game.objects.get(pk=second.game.pk).seats.values_list("seat", "player_id"))
-    assert seats[0] == seated[1][1].pk and seats[1] == director.pk
+    competitions.table_swap_player(table_id=second.pk, player_out=substitute, player_in=director, correction=True)
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == director.pk
 
 
 @pytest.mark.django_db(transaction=True)
@@ -355,10 +398,10 @@ def test_no_swap_seats_a_player_at_a_table_whose_deal_they_have_held_elsewhere(s
     with pytest.raises(DomainError) as again:
         competitions.table_swap_player(table_id=first.pk, player_out=seated[0][0], player_in=visitor, correction=True)
     assert again.value.error_code == "knows_the_deal"
-    # back into the seat they held at table 2, and seats exchanged within one table: allowed
+    # back into the seat they held at table 2: allowed (seats exchanged within one table mid-hand
+    # are not: test_no_correction_gives_a_player_a_second_seat_of_the_hand_they_have_seen)
     competitions.table_swap_player(table_id=second.pk, player_out=substitute, player_in=visitor, correction=True)
-    competitions.table_swap_player(table_id=first.pk, player_out=seated[0][0], player_in=seated[0][1], correction=True)
-    assert Game.objects.get(pk=first.game.pk).seats.get(seat=0).player_id == seated[0][1].pk
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=1).player_id == visitor.pk
 
 
 @pytest.mark.django_db
@@ -375,3 +418,55 @@ def test_a_sealed_tables_finish_time_is_shown_to_no_one_playing_in_the_round(sch
     assert listed[0]["status"] == "finished" and listed[0]["finished_at"] is None
     directed = client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()
     assert directed[0]["finished_at"] is not None  # the director running the night sees it
+
+
+@pytest.mark.django_db
+def test_no_correction_gives_a_player_a_second_seat_of_the_hand_they_have_seen(scheduler):
+    """Found by review: two players of one table exchanged seats mid-hand (a director's
+    correction), and each then held the hand the other had been dealt, knowing their own former
+    one, now an opponent's. Refused (409 ``knows_another_seat``, nothing changed), as is a player
+    swapped out and back into another seat of the hand; their own seat they may take back, and
+    another once the next hand is dealt."""
+    tournament, _, tables, seated, director = _duplicate_round(hands=2)
+    first = tables[0]
+    north, east = seated[0][0], seated[0][1]
+    hands = {p.pk: client_for(p).get(f"/api/games/{first.game.pk}/").json()["state"]["hand"] for p in (north, east)}
+    swap = f"/api/tournaments/{tournament.pk}/swap/"
+    refused = client_for(director).post(
+        swap, {"table": first.pk, "player_out": north.pk, "player_in": east.pk, "correction": True}, format="json"
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "knows_another_seat", refused.content
+    assert dict(Game.objects.get(pk=first.game.pk).seats.values_list("seat", "player_id")) == {
+        seat: p.pk for seat, p in enumerate(seated[0])
+    }
+    assert Table.objects.get(pk=first.pk).players == [p.pk for p in seated[0]]
+    for person in (north, east):  # each still sees their own hand, and only it
+        assert client_for(person).get(f"/api/games/{first.game.pk}/").json()["state"]["hand"] == hands[person.pk]
+
+    substitute = PlayerFactory()
+    competitions.tournament_register(tournament_id=tournament.pk, player=substitute)
+    competitions.table_swap_player(table_id=first.pk, player_out=north, player_in=substitute, correction=True)
+    with pytest.raises(DomainError) as again:  # out of seat 0, then into seat 1 of the same hand
+        competitions.table_swap_player(table_id=first.pk, player_out=east, player_in=north, correction=True)
+    assert again.value.error_code == "knows_another_seat"
+    competitions.table_swap_player(table_id=first.pk, player_out=substitute, player_in=north, correction=True)
+    assert Game.objects.get(pk=first.game.pk).seats.get(seat=0).player_id == north.pk
+
+    competitions.table_swap_player(table_id=first.pk, player_out=north, player_in=substitute, correction=True)
+    play_through_services(first.game, [substitute, *seated[0][1:]], until=lambda state: state.hand_number == 2)
+    competitions.table_swap_player(table_id=first.pk, player_out=east, player_in=north, correction=True)
+    assert Game.objects.get(pk=first.game.pk).seats.get(seat=1).player_id == north.pk
+
+
+@pytest.mark.django_db
+def test_a_seat_reassigned_at_a_casual_table_follows_the_same_rule(scheduler):
+    """The rule is the game's, not the tournament's: every door that reassigns a seat goes
+    through ``game_reassign_seat``."""
+    game, people, clients = seated_table()
+    hand = clients[0].get(f"/api/games/{game.pk}/").json()["state"]["hand"]
+    with pytest.raises(DomainError) as refused:
+        game_reassign_seat(game_id=game.pk, seat=1, player=people[0])
+    assert refused.value.error_code == "knows_another_seat" and refused.value.status_code == 409
+    assert clients[0].get(f"/api/games/{game.pk}/").json()["your_seat"] == 0
+    assert clients[0].get(f"/api/games/{game.pk}/").json()["state"]["hand"] == hand
+    assert not GameEvent.objects.filter(game=game, type="SeatReassigned").exists()

@@ -1,0 +1,44 @@
+"""The facts recorded when a user loses a role that showed them sealed tables (``RoleEnded``)."""
+
+import pytest
+
+from tests.factories import LeagueFactory, PlayerFactory
+from tournaments.models import RoleEnded
+
+
+def _ended(player):
+    return list(RoleEnded.objects.filter(player=player).values_list("role", "league_id"))
+
+
+@pytest.mark.django_db
+def test_taking_staff_away_records_it_once_and_saving_a_login_records_nothing():
+    player = PlayerFactory(user__is_staff=True)
+    player.user.save(update_fields=["last_login"])
+    player.user.save()
+    assert _ended(player) == []
+    player.user.is_staff = False
+    player.user.save()
+    player.user.save()  # no longer staff: nothing more ended
+    assert _ended(player) == [("staff", None)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "take_away",
+    [
+        lambda league, player: league.directors.remove(player),
+        lambda league, player: league.directors.clear(),
+        lambda league, player: player.leagues_directed.remove(league),
+        lambda league, player: player.leagues_directed.clear(),
+        lambda league, player: league.directors.set([]),
+    ],
+    ids=["league remove", "league clear", "player remove", "player clear", "league set"],
+)
+def test_removing_a_director_records_it_for_that_league_from_either_side(take_away):
+    league, other = LeagueFactory(), LeagueFactory()
+    player, bystander = PlayerFactory(), PlayerFactory()
+    league.directors.add(player)
+    other.directors.add(bystander)
+    take_away(league, player)
+    assert _ended(player) == [("director", league.pk)]
+    assert _ended(bystander) == []
