@@ -248,10 +248,17 @@ def test_swap_players_before_the_start_and_only_as_a_correction_after():
         services.table_swap_player(table_id=t1.pk, player_out=by_pk[t1.players[0]], player_in=by_pk[t1.players[1]])
     assert refused.value.error_code == "table_started"
     first, second = t1.players[0], t1.players[1]
-    services.table_swap_player(table_id=t1.pk, player_out=by_pk[first], player_in=by_pk[second], correction=True)
-    t1.refresh_from_db()
-    assert t1.players[:2] == [second, first]
-    assert list(t1.game.seats.order_by("seat").values_list("player_id", flat=True)) == t1.players
+    with pytest.raises(DomainError) as seen:  # each has seen their own hand: never each other's seat
+        services.table_swap_player(table_id=t1.pk, player_out=by_pk[first], player_in=by_pk[second], correction=True)
+    assert seen.value.error_code == "knows_another_seat"
+    t1.refresh_from_db(), t2.refresh_from_db()
+    assert t1.players[:2] == [first, second]
+    other = t2.players[0]
+    services.table_swap_player(table_id=t1.pk, player_out=by_pk[first], player_in=by_pk[other], correction=True)
+    t1.refresh_from_db(), t2.refresh_from_db()
+    assert t1.players[0] == other and t2.players[0] == first
+    for table in (t1, t2):
+        assert list(table.game.seats.order_by("seat").values_list("player_id", flat=True)) == table.players
 
 
 def _played_round(tournament, players, size):
