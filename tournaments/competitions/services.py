@@ -33,7 +33,7 @@ from hearts_league.api import DomainError
 from tournaments.clubs.services import player_get_or_create_cpu, player_guest_to_member, player_register
 from tournaments.competitions import seating
 from tournaments.competitions import standings as scoring
-from tournaments.competitions.selectors import directs, points_by_place_of, standings_for_tournament
+from tournaments.competitions.selectors import points_by_place_of, standings_for_tournament
 from tournaments.dispatch import notify
 from tournaments.games import eventstore, visibility
 from tournaments.games.services import SeatSpec, game_create, game_execute_command, game_reassign_seat, lock_game
@@ -738,10 +738,12 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
             status=409,
         )
     read_until = first_seated if isinstance(first_seated, datetime) else timezone.now()
-    if not directs(user, round_.tournament.league_id):
+    # the role as held, active or not: a director deactivated, seated, then let back in read the results too
+    directing = user.is_staff or round_.tournament.league.directors.filter(pk=player.pk).exists()
+    if not directing:
         # a director until a moment of the round, who read the results finished until then
         read_until = min(read_until, ended.get(RoleEnded.Role.DIRECTOR, read_until))
-    if (directs(user, round_.tournament.league_id) or RoleEnded.Role.DIRECTOR in ended) and any(
+    if (directing or RoleEnded.Role.DIRECTOR in ended) and any(
         t.status == Table.Status.FINISHED and (t.finished_at is None or t.finished_at <= read_until) for t in others
     ):
         raise DomainError(

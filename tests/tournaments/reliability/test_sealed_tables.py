@@ -228,6 +228,11 @@ def test_losing_staff_or_director_before_a_swap_does_not_unsee_what_the_role_sho
 
     _play_table(first, seated[0])
     assert len(client_for(reader).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()[0]["results"]) == 4
+    reader.user.is_active = False  # deactivated, they direct nothing for now, yet read the result
+    reader.user.save()
+    with pytest.raises(DomainError) as while_inactive:
+        competitions.table_swap_player(table_id=second.pk, player_out=seated[1][1], player_in=reader, correction=True)
+    assert while_inactive.value.error_code == "may_know_the_deal"
     reader.leagues_directed.remove(tournament.league)
     with pytest.raises(DomainError) as read_the_result:
         competitions.table_swap_player(table_id=second.pk, player_out=seated[1][1], player_in=reader, correction=True)
