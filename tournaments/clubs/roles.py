@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models.signals import m2m_changed, pre_save
 from django.dispatch import receiver
 
-from tournaments.models import League, Player, RoleEnded
+from tournaments.models import League, RoleEnded
 
 
 @receiver(pre_save, sender=get_user_model())
@@ -18,22 +18,23 @@ def record_staff_role_ended(sender, instance, update_fields=None, raw=False, **k
         return
     if update_fields is not None and "is_staff" not in update_fields:
         return  # a login's last_login, say: the role cannot have changed
-    was_staff = sender.objects.filter(pk=instance.pk, is_staff=True).exists()
-    player = Player.objects.filter(user_id=instance.pk).first()
-    if was_staff and player is not None:
-        RoleEnded.objects.create(player=player, role=RoleEnded.Role.STAFF)
+    if sender.objects.filter(pk=instance.pk, is_staff=True).exists():
+        RoleEnded.objects.create(user_id=instance.pk, role=RoleEnded.Role.STAFF)
 
 
 @receiver(m2m_changed, sender=League.directors.through)
 def record_director_role_ended(sender, instance, action, reverse, pk_set, **kwargs):
-    """Players removed from a league's directors (from either side of the relation)."""
+    """Players removed from a league's directors (from either side of the relation): the fact is
+    their user's, who read the results; a Player no one logs in as read nothing."""
     if action not in ("pre_remove", "pre_clear"):
         return
     if reverse:  # instance is a Player; pk_set its leagues (None: all of them, on clear)
         leagues = instance.leagues_directed.all() if pk_set is None else instance.leagues_directed.filter(pk__in=pk_set)
-        ended = [(instance.pk, league_id) for league_id in leagues.values_list("pk", flat=True)]
+        ended = [(instance.user_id, league_id) for league_id in leagues.values_list("pk", flat=True)]
     else:  # instance is a League; pk_set its players
         directors = instance.directors.all() if pk_set is None else instance.directors.filter(pk__in=pk_set)
-        ended = [(player_id, instance.pk) for player_id in directors.values_list("pk", flat=True)]
+        ended = [(user_id, instance.pk) for user_id in directors.values_list("user_id", flat=True)]
     role = RoleEnded.Role.DIRECTOR
-    RoleEnded.objects.bulk_create(RoleEnded(player_id=pid, role=role, league_id=lid) for pid, lid in ended)
+    RoleEnded.objects.bulk_create(
+        RoleEnded(user_id=uid, role=role, league_id=lid) for uid, lid in ended if uid is not None
+    )

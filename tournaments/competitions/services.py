@@ -729,7 +729,7 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
         for other in Table.objects.filter(round=round_, game__sealed=True).exclude(pk=table.pk).select_related("game")
         if other.game is not None and other.game.players_count == game.players_count
     ]
-    ended = _roles_ended_since(player, round_)
+    ended = _roles_ended_since(user.pk, round_)
     if (user.is_staff or RoleEnded.Role.STAFF in ended) and others:
         raise DomainError(
             "may_know_the_deal",
@@ -754,13 +754,13 @@ def _refuse_a_watcher_of_the_round(round_: Round, table: Table, game: Game, play
         )
 
 
-def _roles_ended_since(player: Player, round_: Round) -> dict[str, datetime]:
-    """The roles ``player`` lost since ``round_`` started that let them see its sealed tables
+def _roles_ended_since(user_id: int, round_: Round) -> dict[str, datetime]:
+    """The roles the user lost since ``round_`` started that let them see its sealed tables
     (staff watch them; the league's directors, and staff, read their results), each with when it
     last ended: what they could see then stays known after the role is gone."""
     if round_.started_at is None:
         return {}
-    ended = RoleEnded.objects.filter(player=player, ended_at__gte=round_.started_at).filter(
+    ended = RoleEnded.objects.filter(user_id=user_id, ended_at__gte=round_.started_at).filter(
         Q(role=RoleEnded.Role.STAFF) | Q(role=RoleEnded.Role.DIRECTOR, league_id=round_.tournament.league_id)
     )
     last = dict(ended.values("role").annotate(until=Max("ended_at")).values_list("role", "until"))

@@ -124,13 +124,14 @@ class RoleEnded(models.Model):
     """A fact: a user stopped being staff, or a league's director, at ``ended_at``. Until then
     they could watch sealed tables (staff) or read their results (directors): whoever decides
     who may be seated at a duplicate round's table asks this, not only the role held now.
+    Keyed on the user, who is the one that saw: a Player attached to them later knows it too.
     Recorded when the role is taken away (``tournaments.clubs.roles``); never edited."""
 
     class Role(models.TextChoices):
         STAFF = "staff", _("Staff")
         DIRECTOR = "director", _("League director")
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="roles_ended")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="roles_ended")
     role = models.CharField(max_length=16, choices=Role.choices)
     league = models.ForeignKey(
         League, null=True, blank=True, on_delete=models.CASCADE, help_text="the league directed (directors only)"
@@ -138,10 +139,10 @@ class RoleEnded(models.Model):
     ended_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        indexes = [models.Index(fields=["player", "role", "ended_at"], name="role_ended_by_player")]
+        indexes = [models.Index(fields=["user", "role", "ended_at"], name="role_ended_by_user")]
 
     def __str__(self):
-        return f"{self.player}: {self.role} until {self.ended_at:%Y-%m-%d %H:%M}"
+        return f"{self.user}: {self.role} until {self.ended_at:%Y-%m-%d %H:%M}"
 
 
 class Game(models.Model):

@@ -2,12 +2,12 @@
 
 import pytest
 
-from tests.factories import LeagueFactory, PlayerFactory
+from tests.factories import LeagueFactory, PlayerFactory, UserFactory
 from tournaments.models import RoleEnded
 
 
 def _ended(player):
-    return list(RoleEnded.objects.filter(player=player).values_list("role", "league_id"))
+    return list(RoleEnded.objects.filter(user=player.user).values_list("role", "league_id"))
 
 
 @pytest.mark.django_db
@@ -42,3 +42,23 @@ def test_removing_a_director_records_it_for_that_league_from_either_side(take_aw
     take_away(league, player)
     assert _ended(player) == [("director", league.pk)]
     assert _ended(bystander) == []
+
+
+@pytest.mark.django_db
+def test_staff_with_no_player_demoted_leave_the_fact_to_the_player_attached_to_them_later():
+    """Found by review: the fact was kept on the Player, so an admin-only staff account (no
+    Player yet) demoted left none, and a Player attached to it later was judged as someone who
+    had watched nothing."""
+    user = UserFactory(is_staff=True)
+    user.is_staff = False
+    user.save()
+    player = PlayerFactory(user=user)
+    assert _ended(player) == [("staff", None)]
+
+
+@pytest.mark.django_db
+def test_a_director_no_one_logs_in_as_leaves_no_fact():
+    league, director = LeagueFactory(), PlayerFactory(user=None, display_name="Guest director")
+    league.directors.add(director)
+    league.directors.remove(director)
+    assert not RoleEnded.objects.exists()

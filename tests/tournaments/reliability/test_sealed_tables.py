@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from hearts_league.api import DomainError
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, UserFactory
 from tests.tournaments.helpers import client_for, next_command, play_through_services, seated_table
 from tests.tournaments.live.test_game_consumer import connect
 from tests.tournaments.reliability.test_fair_play import _duplicate_round, _play_table
@@ -211,7 +211,7 @@ def test_losing_staff_or_director_before_a_swap_does_not_unsee_what_the_role_sho
         competitions.tournament_register(tournament_id=tournament.pk, player=person)
     former.user.is_staff = False
     former.user.save()
-    RoleEnded.objects.filter(player=former).update(ended_at=round_.started_at - timedelta(minutes=1))
+    RoleEnded.objects.filter(user=former.user).update(ended_at=round_.started_at - timedelta(minutes=1))
     for _ in range(8):
         _move(first.game, seated[0])
     assert client_for(watcher).get(f"/api/games/{first.game.pk}/events/").status_code == 200
@@ -240,6 +240,47 @@ def test_losing_staff_or_director_before_a_swap_does_not_unsee_what_the_role_sho
 
     competitions.table_swap_player(table_id=second.pk, player_out=seated[1][2], player_in=former, correction=True)
     assert Game.objects.get(pk=second.game.pk).seats.get(seat=2).player_id == former.pk
+
+
+@pytest.mark.django_db
+def test_a_staff_account_demoted_before_it_had_a_player_is_judged_once_one_is_attached(scheduler):
+    """Found by review: an admin-only staff account (no Player) could watch the round's sealed
+    tables, be demoted, be given a Player in the admin and be seated at the round's other table:
+    the fact of the role was kept on a Player it did not have."""
+    tournament, _, tables, seated, _ = _duplicate_round()
+    first, second = tables
+    for _ in range(8):
+        _move(first.game, seated[0])
+    account = UserFactory(is_staff=True)
+    watching = APIClient()
+    watching.force_authenticate(account)
+    assert watching.get(f"/api/games/{first.game.pk}/events/").status_code == 200
+    account.is_staff = False
+    account.save()
+    late_player = PlayerFactory(user=account)
+    competitions.tournament_register(tournament_id=tournament.pk, player=late_player)
+    with pytest.raises(DomainError) as refused:
+        competitions.table_swap_player(
+            table_id=second.pk, player_out=seated[1][0], player_in=late_player, correction=True
+        )
+    assert refused.value.error_code == "may_know_the_deal"
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == seated[1][0].pk
+
+
+@pytest.mark.django_db
+def test_a_director_removed_before_any_result_may_be_seated_once_results_are_in(scheduler):
+    """A director removed from the league's directors before any table of the round finished
+    read none of its results: the results that came in after are as hidden from them as from
+    any player, so a correction may seat them."""
+    tournament, _, tables, seated, _ = _duplicate_round()
+    first, second = tables
+    former = PlayerFactory()
+    tournament.league.directors.add(former)
+    competitions.tournament_register(tournament_id=tournament.pk, player=former)
+    tournament.league.directors.remove(former)
+    _play_table(first, seated[0])
+    competitions.table_swap_player(table_id=second.pk, player_out=seated[1][0], player_in=former, correction=True)
+    assert Game.objects.get(pk=second.game.pk).seats.get(seat=0).player_id == former.pk
 
 
 @pytest.mark.django_db
