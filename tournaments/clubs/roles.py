@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models.signals import m2m_changed, pre_save
 from django.dispatch import receiver
 
-from tournaments.models import League, RoleEnded
+from tournaments.models import League, Player, RoleEnded
 
 
 @receiver(pre_save, sender=get_user_model())
@@ -38,3 +38,17 @@ def record_director_role_ended(sender, instance, action, reverse, pk_set, **kwar
     RoleEnded.objects.bulk_create(
         RoleEnded(user_id=uid, role=role, league_id=lid) for uid, lid in ended if uid is not None
     )
+
+
+@receiver(pre_save, sender=Player)
+def record_directing_left_with_the_player(sender, instance, update_fields=None, raw=False, **kwargs):
+    """A director Player given to another user, or to none (in the admin): the user who logged
+    in as it read its leagues' results until now, and keeps no directing Player."""
+    if raw or instance.pk is None or (update_fields is not None and "user" not in update_fields):
+        return
+    before = sender.objects.filter(pk=instance.pk).values_list("user_id", flat=True).first()
+    if before is None or before == instance.user_id:
+        return
+    leagues = instance.leagues_directed.values_list("pk", flat=True)
+    role = RoleEnded.Role.DIRECTOR
+    RoleEnded.objects.bulk_create(RoleEnded(user_id=before, role=role, league_id=lid) for lid in leagues)

@@ -62,3 +62,16 @@ def test_a_director_no_one_logs_in_as_leaves_no_fact():
     league.directors.add(director)
     league.directors.remove(director)
     assert not RoleEnded.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_director_player_given_to_another_user_ends_the_role_of_the_user_it_leaves():
+    league, director = LeagueFactory(), PlayerFactory()
+    league.directors.add(director)
+    left = director.user
+    director.display_name = "Renamed"
+    director.save()
+    assert not RoleEnded.objects.exists()
+    director.user = UserFactory()
+    director.save()
+    assert list(RoleEnded.objects.values_list("user", "role", "league")) == [(left.pk, "director", league.pk)]

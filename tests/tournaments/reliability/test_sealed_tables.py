@@ -268,6 +268,26 @@ def test_a_staff_account_demoted_before_it_had_a_player_is_judged_once_one_is_at
 
 
 @pytest.mark.django_db
+def test_a_director_who_reads_a_result_then_is_given_another_player_is_still_judged_by_it(scheduler):
+    """Directing is held by a Player; the user who logged in as it read the results. Their
+    Player given to no one in the admin, and a new one made for them, does not unsee them."""
+    tournament, _, tables, seated, _ = _duplicate_round()
+    first, second = tables
+    director = PlayerFactory()
+    tournament.league.directors.add(director)
+    _play_table(first, seated[0])
+    assert len(client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()[0]["results"]) == 4
+    account = director.user
+    director.user = None
+    director.save()
+    fresh = PlayerFactory(user=account, display_name="Fresh start")
+    competitions.tournament_register(tournament_id=tournament.pk, player=fresh)
+    with pytest.raises(DomainError) as refused:
+        competitions.table_swap_player(table_id=second.pk, player_out=seated[1][0], player_in=fresh, correction=True)
+    assert refused.value.error_code == "may_know_the_deal"
+
+
+@pytest.mark.django_db
 def test_a_director_removed_before_any_result_may_be_seated_once_results_are_in(scheduler):
     """A director removed from the league's directors before any table of the round finished
     read none of its results: the results that came in after are as hidden from them as from
