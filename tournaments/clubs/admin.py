@@ -27,3 +27,8 @@ class PlayerAdmin(GuardedLookupsAdmin):
     list_filter = ["bot_kind", "is_guest", "club"]
     search_fields = ["display_name", "user__username"]
     raw_id_fields = ["user"]
+
+    def get_readonly_fields(self, request, obj=None):
+        """A Player's login is chosen when it is made and fixed after (migration 0020)."""
+        fixed = ["user"] if obj is not None else []
+        return [*super().get_readonly_fields(request, obj), *fixed]

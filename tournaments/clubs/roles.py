@@ -4,8 +4,10 @@ user could see during the round, not by the role they hold when the director ask
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
-from django.db.models.signals import m2m_changed, pre_save
+from django.db.models.signals import m2m_changed, pre_delete, pre_save
 from django.dispatch import receiver
 
 from tournaments.models import League, Player, RoleEnded
@@ -34,21 +36,26 @@ def record_director_role_ended(sender, instance, action, reverse, pk_set, **kwar
     else:  # instance is a League; pk_set its players
         directors = instance.directors.all() if pk_set is None else instance.directors.filter(pk__in=pk_set)
         ended = [(user_id, instance.pk) for user_id in directors.values_list("user_id", flat=True)]
-    role = RoleEnded.Role.DIRECTOR
-    RoleEnded.objects.bulk_create(
-        RoleEnded(user_id=uid, role=role, league_id=lid) for uid, lid in ended if uid is not None
-    )
+    _record_directing_ended(ended)
 
 
-@receiver(pre_save, sender=Player)
-def record_directing_left_with_the_player(sender, instance, update_fields=None, raw=False, **kwargs):
-    """A director Player given to another user, or to none (in the admin): the user who logged
-    in as it read its leagues' results until now, and keeps no directing Player."""
-    if raw or instance.pk is None or (update_fields is not None and "user" not in update_fields):
-        return
-    before = sender.objects.filter(pk=instance.pk).values_list("user_id", flat=True).first()
-    if before is None or before == instance.user_id:
+@receiver(pre_delete, sender=Player)
+def record_directing_left_with_the_player(sender, instance, origin=None, **kwargs):
+    """A director Player deleted (in the admin) while its user stays: the user read its leagues'
+    results until now. The deletion takes its rows of the leagues' directors without
+    ``m2m_changed``; a Player's login cannot change (migration 0020), so this is the only other
+    way a user stops directing. A user deleted takes their Player and their facts with them."""
+    user_model = get_user_model()
+    if instance.user_id is None or isinstance(origin, user_model) or getattr(origin, "model", None) is user_model:
         return
     leagues = instance.leagues_directed.values_list("pk", flat=True)
-    role = RoleEnded.Role.DIRECTOR
-    RoleEnded.objects.bulk_create(RoleEnded(user_id=before, role=role, league_id=lid) for lid in leagues)
+    _record_directing_ended((instance.user_id, league_id) for league_id in leagues)
+
+
+def _record_directing_ended(ended: Iterable[tuple[int | None, int]]) -> None:
+    """One fact per (user, league) whose directing ends now; a Player with no user read nothing."""
+    RoleEnded.objects.bulk_create(
+        RoleEnded(user_id=user_id, role=RoleEnded.Role.DIRECTOR, league_id=league_id)
+        for user_id, league_id in ended
+        if user_id is not None
+    )

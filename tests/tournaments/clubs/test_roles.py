@@ -1,9 +1,10 @@
 """The facts recorded when a user loses a role that showed them sealed tables (``RoleEnded``)."""
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from tests.factories import LeagueFactory, PlayerFactory, UserFactory
-from tournaments.models import RoleEnded
+from tournaments.models import Player, RoleEnded
 
 
 def _ended(player):
@@ -64,14 +65,80 @@ def test_a_director_no_one_logs_in_as_leaves_no_fact():
     assert not RoleEnded.objects.exists()
 
 
+def _give_another_login(player, user):
+    player.user = user
+    player.save()
+
+
+def _give_another_login_with_update(player, user):
+    Player.objects.filter(pk=player.pk).update(user=user)
+
+
+def _give_another_login_with_bulk_update(player, user):
+    player.user = user
+    Player.objects.bulk_update([player], ["user"])
+
+
 @pytest.mark.django_db
-def test_a_director_player_given_to_another_user_ends_the_role_of_the_user_it_leaves():
+@pytest.mark.parametrize(
+    "change", [_give_another_login, _give_another_login_with_update, _give_another_login_with_bulk_update]
+)
+@pytest.mark.parametrize(
+    ("had_a_login", "gets_a_login"),
+    [(True, True), (True, False), (False, True)],
+    ids=["to-another-login", "to-none", "from-none"],
+)
+def test_a_players_login_cannot_be_changed_by_any_write(change, had_a_login, gets_a_login):
+    """Seats, watching and the facts of roles ended follow the login a Player has: moved to
+    another login, a seat would go to someone else, or the facts of what the user saw stay
+    behind. The database refuses it, whoever writes (the ORM's save, update, bulk_update)."""
+    league, player = LeagueFactory(), PlayerFactory(user=UserFactory() if had_a_login else None)
+    league.directors.add(player)
+    before = player.user_id
+    with pytest.raises(IntegrityError, match="login of a player is fixed"), transaction.atomic():
+        change(player, UserFactory() if gets_a_login else None)
+    assert Player.objects.get(pk=player.pk).user_id == before
+    assert not RoleEnded.objects.exists()
+    player.refresh_from_db()
+    player.display_name = "Renamed"
+    player.save()  # everything else about a Player may change
+    assert Player.objects.get(pk=player.pk).display_name == "Renamed"
+
+
+@pytest.mark.django_db
+def test_deleting_a_director_player_ends_the_directing_of_its_user():
+    """The deletion takes the Player's rows of the leagues' directors without m2m_changed; the
+    user, who stays, read the results until now."""
+    directed, other = LeagueFactory(), LeagueFactory()
+    director = PlayerFactory()
+    directed.directors.add(director)
+    account = director.user
+    director.delete()
+    assert list(RoleEnded.objects.values_list("user", "role", "league")) == [(account.pk, "director", directed.pk)]
+    assert not RoleEnded.objects.filter(league=other).exists()
+
+
+@pytest.mark.django_db
+def test_deleting_a_directors_account_takes_their_player_and_records_nothing():
     league, director = LeagueFactory(), PlayerFactory()
     league.directors.add(director)
-    left = director.user
-    director.display_name = "Renamed"
-    director.save()
+    director.user.delete()
+    assert not Player.objects.filter(pk=director.pk).exists()
     assert not RoleEnded.objects.exists()
-    director.user = UserFactory()
-    director.save()
-    assert list(RoleEnded.objects.values_list("user", "role", "league")) == [(left.pk, "director", league.pk)]
+    assert not league.directors.exists()
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_a_players_login_and_does_not_change_it(client):
+    """The change form shows the login as text, and a forged ``user`` field is ignored."""
+    admin = UserFactory(is_staff=True, is_superuser=True)
+    player, stranger = PlayerFactory(), UserFactory()
+    client.force_login(admin)
+    page = f"/admin/tournaments/player/{player.pk}/change/"
+    assert 'name="user"' not in client.get(page).content.decode()
+    answer = client.post(page, {"display_name": "Renamed", "language": "", "user": stranger.pk})
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    player.refresh_from_db()
+    assert (player.display_name, player.user_id) == ("Renamed", player.user.pk)
+    assert player.user_id != stranger.pk
+    assert 'name="user"' in client.get("/admin/tournaments/player/add/").content.decode()

@@ -270,7 +270,8 @@ def test_a_staff_account_demoted_before_it_had_a_player_is_judged_once_one_is_at
 @pytest.mark.django_db
 def test_a_director_who_reads_a_result_then_is_given_another_player_is_still_judged_by_it(scheduler):
     """Directing is held by a Player; the user who logged in as it read the results. Their
-    Player given to no one in the admin, and a new one made for them, does not unsee them."""
+    Player deleted in the admin, and a new one made for them, does not unsee them (a Player's
+    login cannot be moved: test_roles.py)."""
     tournament, _, tables, seated, _ = _duplicate_round()
     first, second = tables
     director = PlayerFactory()
@@ -278,8 +279,7 @@ def test_a_director_who_reads_a_result_then_is_given_another_player_is_still_jud
     _play_table(first, seated[0])
     assert len(client_for(director).get(f"/api/tournaments/{tournament.pk}/rounds/1/tables/").json()[0]["results"]) == 4
     account = director.user
-    director.user = None
-    director.save()
+    director.delete()
     fresh = PlayerFactory(user=account, display_name="Fresh start")
     competitions.tournament_register(tournament_id=tournament.pk, player=fresh)
     with pytest.raises(DomainError) as refused:
