@@ -716,7 +716,7 @@ class Game:
         over = self.phase == Phase.GAME_OVER
         d: dict[str, Any] = {
             "players": list(self.players),
-            "rules": rules.to_dict(),
+            "rules": self._rules_view(),
             "phase": self.phase,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -740,24 +740,57 @@ class Game:
             d["hearts_broken"] = False
             d["points_taken"] = [0] * n
             d["hand_counts"] = [h.bit_count() for h in self._hands]
-        d["tricks"] = [
+        d["tricks"] = self._tricks_view()
+        kitty_taken = self._kitty_taken
+        taken = kitty_taken is not None
+        d["kitty"] = [NAMES[c] for c in kitty_taken] if kitty_taken is not None and can_see_kitty(taken, over) else None
+        d["kitty_taken_by"] = self._tricks[0][2] if taken and self._tricks else None
+        d["totals"] = list(self.totals)
+        d["hand_scores"] = self._hand_scores_view()
+        d["winner"] = self.winner
+        d["moon"] = {"shooter": self._shooter, "awaiting_choice": True} if self.phase == Phase.MOON_CHOICE else None
+        return d
+
+    # The rules never change, the hand's tricks and the hands scored only grow (a new hand starts
+    # a new list), and most views come after a card that changed none of them: while one is
+    # unchanged, table_view returns the same object it returned before, which a server may keep
+    # serialised (tournaments/live/frames.py). They are shared between views: read, never change.
+
+    def _rules_view(self) -> dict[str, Any]:
+        rules = self.rules
+        memo: tuple[Rules, dict[str, Any]] | None = self.__dict__.get("_rules_memo")
+        if memo is not None and memo[0] is rules:
+            return memo[1]
+        view = rules.to_dict()
+        self._rules_memo = (rules, view)
+        return view
+
+    def _tricks_view(self) -> list[dict[str, Any]]:
+        tricks = self._tricks
+        memo: tuple[list[Any], int, list[dict[str, Any]]] | None = self.__dict__.get("_tricks_memo")
+        if memo is not None and memo[0] is tricks and memo[1] == len(tricks):
+            return memo[2]
+        n = self._n
+        view = [
             {
                 "leader": ld,
                 "cards": [{"seat": (ld + i) % n, "card": NAMES[c]} for i, c in enumerate(cs)],
                 "winner": w,
                 "points": p,
             }
-            for ld, cs, w, p in self._tricks
+            for ld, cs, w, p in tricks
         ]
-        kitty_taken = self._kitty_taken
-        taken = kitty_taken is not None
-        d["kitty"] = [NAMES[c] for c in kitty_taken] if kitty_taken is not None and can_see_kitty(taken, over) else None
-        d["kitty_taken_by"] = self._tricks[0][2] if taken and self._tricks else None
-        d["totals"] = list(self.totals)
-        d["hand_scores"] = [_score_dict(e) for e in self.hand_scores]
-        d["winner"] = self.winner
-        d["moon"] = {"shooter": self._shooter, "awaiting_choice": True} if self.phase == Phase.MOON_CHOICE else None
-        return d
+        self._tricks_memo = (tricks, len(tricks), view)
+        return view
+
+    def _hand_scores_view(self) -> list[dict[str, Any]]:
+        scores = self.hand_scores
+        memo: tuple[list[Any], int, list[dict[str, Any]]] | None = self.__dict__.get("_hand_scores_memo")
+        if memo is not None and memo[0] is scores and memo[1] == len(scores):
+            return memo[2]
+        view = [_score_dict(e) for e in scores]
+        self._hand_scores_memo = (scores, len(scores), view)
+        return view
 
 
 class Position:

@@ -354,3 +354,29 @@ def test_extending_with_events_that_do_not_follow_is_refused():
 def _starts_a_command(log: list[dict], i: int) -> bool:
     """Whether a live game's log can end just before ``log[i]`` (between two commands)."""
     return i == len(log) or log[i]["type"] in ("CardsPassed", "CardPlayed", "MoonChosen")
+
+
+@SETTINGS
+@given(rules_st(), st.randoms(use_true_random=False))
+def test_the_table_view_kept_between_moves_is_always_the_one_the_game_is_in(rules, rng):
+    """``table_view`` hands back the rules, tricks and scores it built before while they are
+    unchanged (a server keeps their JSON): at every moment they equal what a fresh copy of the
+    game builds, and moving a copy on never changes what the original shows."""
+    g = Game.new(rules, seed=rng.randrange(10**6))
+    while g.phase != "game_over":
+        kept = g.table_view()
+        assert kept == g.copy().table_view()
+        ahead = g.copy()
+        _one_move(ahead, rng)
+        assert g.table_view() == kept
+        _one_move(g, rng)
+
+
+def _one_move(g: Game, rng: random.Random) -> None:
+    seat = g.to_act[0]
+    if g.phase == "passing":
+        g.pass_cards(seat, rng.sample(g.hand(seat), 3))
+    elif g.phase == "playing":
+        g.play(seat, rng.choice(g.legal_plays(seat)))
+    else:
+        g.choose_moon(seat, rng.choice(["add_to_others", "subtract_from_self"]))

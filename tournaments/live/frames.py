@@ -10,8 +10,10 @@ table's part is serialised once per process and change, and each connection adds
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
+from datetime import datetime
 
 import orjson
 
@@ -44,16 +46,40 @@ def update_frame(game: Game, events: list[bytes], view: bytes | None, seq: int |
     (each the JSON of an event as the viewer may see it, from :func:`event_json`) and ``view``
     (the JSON of the viewer's state after them, from :meth:`StateFrames.view`; None before the
     game starts or for a viewer who may see no more), at ``seq`` (default: the game row's)."""
+    head = _update_head(game.seq if seq is None else seq, game.status, game.turn_deadline)
+    return b"".join((head, b',"events":[', b",".join(events), b'],"state":', view or b"null", b"}")).decode()
+
+
+@functools.lru_cache(maxsize=1024)
+def _update_head(seq: int, status: str, turn_deadline: datetime | None) -> bytes:
+    """An update frame's first fields, unclosed: the same for every connection a change goes to."""
     head = orjson.dumps(
         {
             "type": "update",
-            "seq": game.seq if seq is None else seq,
-            "status": game.status,
-            "turn_deadline": game.turn_deadline.isoformat() if game.turn_deadline else None,
+            "seq": seq,
+            "status": status,
+            "turn_deadline": turn_deadline.isoformat() if turn_deadline else None,
         },
         option=orjson.OPT_NON_STR_KEYS,
     )
-    return b"".join((head[:-1], b',"events":[', b",".join(events), b'],"state":', view or b"null", b"}")).decode()
+    return head[:-1]
+
+
+SHARED_TABLE_FIELDS = ("rules", "tricks", "hand_scores")
+"""The fields of ``engine.Game.table_view`` it returns as the same object while they are unchanged
+(the rules, the hand's tricks, the hands scored): their JSON is kept from one change to the next."""
+
+
+class _TableJSON:
+    """A game's table part as last serialised: its log version and text, and the JSON of each
+    of ``SHARED_TABLE_FIELDS`` beside the object it was written from."""
+
+    __slots__ = ("pieces", "text", "version")
+
+    def __init__(self) -> None:
+        self.version: tuple[int, str] | None = None
+        self.text = b""
+        self.pieces: dict[str, tuple[object, bytes]] = {}
 
 
 class StateFrames:
@@ -63,7 +89,7 @@ class StateFrames:
     def __init__(self, size: int = 4096):
         self._size = size
         self._lock = threading.Lock()
-        self._tables: OrderedDict[int, tuple[tuple[int, str], bytes]] = OrderedDict()
+        self._tables: OrderedDict[int, _TableJSON] = OrderedDict()
 
     def view(self, game: Game, state: engine.Game, seat: int | None, *, own_pass: bool = True) -> bytes:
         """The JSON of ``state.view(seat)``, for ``state`` the engine state at the game row's seq.
@@ -76,15 +102,28 @@ class StateFrames:
         version = (game.seq, game.head_hash)
         with self._lock:
             held = self._tables.get(game.pk)
-        if held is not None and held[0] == version:
-            return held[1]
-        table = orjson.dumps(state.table_view(), option=orjson.OPT_NON_STR_KEYS)
+            if held is None:
+                held = self._tables[game.pk] = _TableJSON()
+                while len(self._tables) > self._size:
+                    self._tables.popitem(last=False)
+            else:
+                self._tables.move_to_end(game.pk)
+            if held.version == version:
+                return held.text
+            pieces = dict(held.pieces)
+        view = state.table_view()
+        parts = []
+        for name in SHARED_TABLE_FIELDS:
+            value = view.pop(name)
+            kept = pieces.get(name)
+            if kept is None or kept[0] is not value:
+                kept = pieces[name] = (value, orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS))
+            parts.append(b'"%s":%s' % (name.encode(), kept[1]))
+        rest = orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS)
+        text = b"".join((b"{", b",".join(parts), b",", rest[1:]))
         with self._lock:
-            self._tables[game.pk] = (version, table)
-            self._tables.move_to_end(game.pk)
-            while len(self._tables) > self._size:
-                self._tables.popitem(last=False)
-        return table
+            held.version, held.text, held.pieces = version, text, pieces
+        return text
 
     def clear(self) -> None:
         with self._lock:
