@@ -146,3 +146,39 @@ def test_a_tournaments_duplicate_deals_cannot_change_once_a_round_is_played(sche
     browser.force_login(director.user)
     page = browser.get(f"/admin/tournaments/tournament/{tournament.pk}/change/").content.decode()
     assert 'name="duplicate_deals"' not in page and "field-duplicate_deals" in page  # shown, not a field
+
+
+def test_a_registrations_player_cannot_be_changed_from_the_tournament_page(admin_client):
+    """The inline shows each registration read-only; a forged form that puts another player on
+    an existing row changes nobody's registration (new rows register through the service)."""
+    from tournaments.models import Registration
+
+    tournament = services.tournament_create(league=LeagueFactory(), name="Forged night", seed=4)
+    kept, other = CpuPlayerFactory(display_name="Kept"), CpuPlayerFactory(display_name="Other")
+    registration = services.tournament_register(tournament_id=tournament.pk, player=kept)
+    page = admin_client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
+    assert page.status_code == 200
+    assert b'name="registrations-0-player"' not in page.content  # shown as text, not a field
+    form = {
+        key: value
+        for key, value in page.context["adminform"].form.initial.items()
+        if not isinstance(value, list | dict) and value is not None
+    }
+    form.update(
+        {
+            "rules_overrides": "{}",
+            "points_by_place": "{}",
+            "registrations-TOTAL_FORMS": 1,
+            "registrations-INITIAL_FORMS": 1,
+            "registrations-0-id": registration.pk,
+            "registrations-0-tournament": tournament.pk,
+            "registrations-0-player": other.pk,
+            "rounds-TOTAL_FORMS": 0,
+            "rounds-INITIAL_FORMS": 0,
+        }
+    )
+    response = admin_client.post(reverse("admin:tournaments_tournament_change", args=[tournament.pk]), form)
+    assert response.status_code == 302, response.context and response.context["adminform"].form.errors
+    registration.refresh_from_db()
+    assert registration.player == kept and registration.status == Registration.Status.ACTIVE
+    assert not Registration.objects.filter(tournament=tournament, player=other).exists()
