@@ -172,6 +172,11 @@ def pids_named(name: str) -> list[int]:
 
 
 QUIET_PING_SECONDS = 5.0
+RATE_LIMITED_PAUSE = 0.2
+"""Seconds a client refused with ``rate_limited`` waits before answering the newest state again.
+The server allows a connection 10 frames a second (bursts of 30): plenty for a person, but a
+robot client of the last tables still playing, alone on the server, goes faster, and one that
+gave up on a refused play left its table waiting for ever."""
 # The live-play targets on the 2-core machine (issue 25), at this many tables: Daphne CPU per
 # play at most this multiple of the bare app's; saturated (no thinking time) at least this many
 # plays/s; with 250 ms of thinking at least this many plays/s and p99 under this.
@@ -264,7 +269,12 @@ async def client(url: str, table: int, seat: int, recorder: Recorder, done: asyn
                     acted_at = max(acted_at, frame["seq"] - 1)  # earlier states predate our move
                 if kind == "error":
                     recorder.errors[frame["code"]] = recorder.errors.get(frame["code"], 0) + 1
-                if latest is not None and (kind == "ack" or frame["code"] == "stale_state"):
+                    if frame["code"] == "rate_limited":
+                        # The frame was refused unread (a command or a ping): slow down, then
+                        # answer the newest state again (a play already made is refused as stale).
+                        await asyncio.sleep(RATE_LIMITED_PAUSE)
+                        acted_at = -1
+                if latest is not None and (kind == "ack" or frame["code"] in ("stale_state", "rate_limited")):
                     await act(ws)  # the newest state may have arrived while we waited
 
     async with websockets.connect(url, origin="http://localhost", max_size=2**22) as ws:
