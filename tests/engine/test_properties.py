@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -360,16 +361,29 @@ def _starts_a_command(log: list[dict], i: int) -> bool:
 @given(rules_st(), st.randoms(use_true_random=False))
 def test_the_table_view_kept_between_moves_is_always_the_one_the_game_is_in(rules, rng):
     """``table_view`` hands back the rules, tricks and scores it built before while they are
-    unchanged (a server keeps their JSON): at every moment they equal what a fresh copy of the
-    game builds, and moving a copy on never changes what the original shows."""
+    unchanged (a server keeps their JSON): at every moment they equal what the game builds with
+    nothing kept, moving a copy on never changes what the original shows, and no view handed
+    out earlier changes as the game goes on."""
     g = Game.new(rules, seed=rng.randrange(10**6))
+    handed_out = []
     while g.phase != "game_over":
         kept = g.table_view()
-        assert kept == g.copy().table_view()
+        assert kept == _built_afresh(g).table_view()
+        handed_out.append((kept, copy.deepcopy(kept)))
         ahead = g.copy()
         _one_move(ahead, rng)
         assert g.table_view() == kept
         _one_move(g, rng)
+    assert all(view == snapshot for view, snapshot in handed_out)
+
+
+def _built_afresh(g: Game) -> Game:
+    """A copy of ``g`` that keeps nothing from the views ``g`` built (its own rules object too)."""
+    fresh = g.copy()
+    for kept in ("_rules_memo", "_tricks_memo", "_hand_scores_memo"):
+        fresh.__dict__.pop(kept, None)
+    fresh.rules = Rules.from_dict(g.rules.to_dict())
+    return fresh
 
 
 def _one_move(g: Game, rng: random.Random) -> None:

@@ -121,6 +121,8 @@ class StateFrames:
             parts.append(b'"%s":%s' % (name.encode(), kept[1]))
         rest = orjson.dumps(view, option=orjson.OPT_NON_STR_KEYS)
         text = b"".join((b"{", b",".join(parts), b",", rest[1:]))
+        if state.phase == engine.Phase.GAME_OVER:
+            pieces = {}  # nothing changes any more: keep the text, not the objects behind it
         with self._lock:
             held.version, held.text, held.pieces = version, text, pieces
         return text
