@@ -19,8 +19,8 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from .cards import _PARSE, CARDS, FULL_DECK, HEARTS, NAMES, SUIT_NAMES, Card, cards_of
 from .core import (
@@ -79,6 +79,10 @@ class _EndsInsideCommand(ReplayError):
         super().__init__(f"the log ends inside the events of command {start}")
         self.start = start
         self.game = game
+
+
+_S = TypeVar("_S")  # what Game._kept builds a view from, and the view
+_V = TypeVar("_V")
 
 
 class Game:
@@ -757,39 +761,36 @@ class Game:
     # serialised (tournaments/live/frames.py). They are shared between views: read, never change.
 
     def _rules_view(self) -> dict[str, Any]:
-        rules = self.rules
-        memo: tuple[Rules, dict[str, Any]] | None = self.__dict__.get("_rules_memo")
-        if memo is not None and memo[0] is rules:
-            return memo[1]
-        view = rules.to_dict()
-        self._rules_memo = (rules, view)
-        return view
+        return self._kept("_rules_memo", self.rules, 0, Rules.to_dict)
 
     def _tricks_view(self) -> list[dict[str, Any]]:
-        tricks = self._tricks
-        memo: tuple[list[Any], int, list[dict[str, Any]]] | None = self.__dict__.get("_tricks_memo")
-        if memo is not None and memo[0] is tricks and memo[1] == len(tricks):
-            return memo[2]
         n = self._n
-        view = [
-            {
-                "leader": ld,
-                "cards": [{"seat": (ld + i) % n, "card": NAMES[c]} for i, c in enumerate(cs)],
-                "winner": w,
-                "points": p,
-            }
-            for ld, cs, w, p in tricks
-        ]
-        self._tricks_memo = (tricks, len(tricks), view)
-        return view
+        return self._kept(
+            "_tricks_memo",
+            self._tricks,
+            len(self._tricks),
+            lambda tricks: [
+                {
+                    "leader": ld,
+                    "cards": [{"seat": (ld + i) % n, "card": NAMES[c]} for i, c in enumerate(cs)],
+                    "winner": w,
+                    "points": p,
+                }
+                for ld, cs, w, p in tricks
+            ],
+        )
 
     def _hand_scores_view(self) -> list[dict[str, Any]]:
         scores = self.hand_scores
-        memo: tuple[list[Any], int, list[dict[str, Any]]] | None = self.__dict__.get("_hand_scores_memo")
-        if memo is not None and memo[0] is scores and memo[1] == len(scores):
+        return self._kept("_hand_scores_memo", scores, len(scores), lambda kept: [_score_dict(e) for e in kept])
+
+    def _kept(self, name: str, source: _S, size: int, build: Callable[[_S], _V]) -> _V:
+        """``build(source)``, or what it gave last time if ``source`` is the same object at the same size."""
+        memo: tuple[_S, int, _V] | None = self.__dict__.get(name)
+        if memo is not None and memo[0] is source and memo[1] == size:
             return memo[2]
-        view = [_score_dict(e) for e in scores]
-        self._hand_scores_memo = (scores, len(scores), view)
+        view = build(source)
+        self.__dict__[name] = (source, size, view)
         return view
 
 
